@@ -1,0 +1,188 @@
+/**
+ * `aml`: the command line users and benchmarks script against.
+ *
+ *   aml build-index [--from DIR | --download [--sources FILE]] [--as-of YYYY-MM-DD]
+ *   aml screen "NAME" [--dob D] [--country CC] [--type T] [--threshold X] [...options]
+ *   aml screen --jsonl            < subjects.jsonl > results.jsonl
+ *   aml compare "NAME A" "NAME B" [--type T]
+ *   aml compare --jsonl           < pairs.jsonl > scores.jsonl
+ *
+ * The index lives under AML_DATA_DIR (default var/); screen and compare build it from the
+ * shipped snapshot first if none is published yet.
+ */
+import { parseArgs } from 'node:util';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildIndex, type BuildReport } from '../index-builder/build.js';
+import { dataDir, indexRoot, SHIPPED_SPEC } from '../index-builder/locations.js';
+import { currentVersionDir } from '../index-builder/publish.js';
+import { loadSnapshotSpec, specFromFolder } from '../index-builder/snapshot-spec.js';
+import { downloadLists } from '../index-builder/download.js';
+import { loadListSources } from '../index-builder/list-sources.js';
+import { ListParseError } from '../index-builder/parsed-list.js';
+import { openIndex } from '../engine/index/open-index.js';
+import { Screener } from '../engine/screener.js';
+import { EnginePool } from '../engine/pool/engine-pool.js';
+import { SCREEN_FLAGS, UsageError, entityTypeOf, optionsFromFlags } from './args.js';
+import { runJsonl } from './jsonl.js';
+
+const USAGE = `usage:
+  aml build-index [--from DIR | --download [--sources FILE]] [--as-of YYYY-MM-DD]
+  aml screen "NAME" [--dob YYYY[-MM-DD]] [--country CC] [--type person|organization|vessel|aircraft]
+                    [--threshold X] [--exact] [--lists OFAC,UN,...] [--pep-tiers Domestic,...]
+                    [--no-phonetic] [--no-nicknames] [--trigram-floor X] [--candidate-limit N]
+                    [--result-cap N] [--dob-year-tolerance N] [--dob-mismatch-penalty X] [--home-country CC]
+  aml screen --jsonl [--threads N]    (JSON Lines on stdin: {"id","name","dob","country","entityType",...options})
+  aml compare "NAME A" "NAME B" [--type T]
+  aml compare --jsonl [--threads N]   (JSON Lines on stdin: {"id","a","b","entityType"})
+environment: AML_DATA_DIR (default: var/ in the checkout)`;
+
+function summary(report: BuildReport): unknown {
+  return {
+    version: report.version,
+    builtAt: report.meta.builtAt,
+    counts: report.meta.counts,
+    lists: Object.fromEntries(Object.entries(report.meta.lists).map(([k, v]) => [k, { snapshotDate: v.snapshotDate, entities: v.entityCount }])),
+    buildMillis: report.millis,
+    bytesOnDisk: report.bytesOnDisk,
+  };
+}
+
+async function buildCommand(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { from: { type: 'string' }, download: { type: 'boolean' }, sources: { type: 'string' }, 'as-of': { type: 'string' }, quiet: { type: 'boolean' } },
+  });
+  const shipped = loadSnapshotSpec(SHIPPED_SPEC);
+  const root = indexRoot(dataDir());
+  const today = new Date().toISOString().slice(0, 10);
+  let spec = shipped;
+  if (values.from) spec = specFromFolder(values.from, shipped, today);
+  if (values.download) {
+    const dest = path.join(dataDir(), 'downloads', today);
+    const sources = await loadListSources(values.sources ? { configFile: values.sources } : {});
+    process.stderr.write(`downloading lists to ${dest}\n`);
+    await downloadLists(sources, { destDir: dest, onEvent: (e) => process.stderr.write(`  ${JSON.stringify(e)}\n`) });
+    spec = specFromFolder(dest, shipped, today);
+  }
+  const report = await buildIndex({
+    indexRoot: root,
+    spec,
+    ...(values['as-of'] ? { asOf: values['as-of'] } : {}),
+    log: values.quiet ? () => undefined : (m) => process.stderr.write(`${m}\n`),
+  });
+  process.stdout.write(JSON.stringify(summary(report), null, 2) + '\n');
+}
+
+/** The published index directory, building it from the shipped snapshot on first use. */
+async function ensureIndex(): Promise<string> {
+  const root = indexRoot(dataDir());
+  const dir = currentVersionDir(root);
+  if (dir) return dir;
+  process.stderr.write(`no index under ${root}: building it from the shipped snapshot\n`);
+  const report = await buildIndex({ indexRoot: root, spec: loadSnapshotSpec(SHIPPED_SPEC), log: (m) => process.stderr.write(`${m}\n`) });
+  return report.dir;
+}
+
+async function screenCommand(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { ...SCREEN_FLAGS, jsonl: { type: 'boolean' }, threads: { type: 'string' } },
+  });
+  const dir = await ensureIndex();
+  if (values.jsonl) {
+    const threads = values.threads ? Number(values.threads) : os.availableParallelism();
+    const pool = new EnginePool({ threads });
+    try {
+      await runJsonl('screen', dir, pool, process.stdin, process.stdout);
+    } finally {
+      await pool.close();
+    }
+    return;
+  }
+  const name = positionals.join(' ').trim();
+  if (!name) throw new UsageError('screen: a NAME (or --jsonl)');
+  const index = openIndex(dir);
+  try {
+    const screener = new Screener(index);
+    const entityType = entityTypeOf(values.type);
+    const subject = {
+      name,
+      ...(entityType ? { entityType } : {}),
+      ...(values.dob ? { dob: values.dob } : {}),
+      ...(values.country ? { country: values.country.toUpperCase() } : {}),
+    };
+    const outcome = screener.screen(subject, optionsFromFlags(values), values['home-country'] ? { homeCountry: values['home-country'].toUpperCase() } : {});
+    process.stdout.write(JSON.stringify({ ...outcome, listVersion: index.meta.version }, null, 2) + '\n');
+  } finally {
+    await index.close();
+  }
+}
+
+async function compareCommand(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { type: { type: 'string' }, jsonl: { type: 'boolean' }, threads: { type: 'string' }, threshold: { type: 'string' } },
+  });
+  const dir = await ensureIndex();
+  if (values.jsonl) {
+    const pool = new EnginePool({ threads: values.threads ? Number(values.threads) : os.availableParallelism() });
+    try {
+      await runJsonl('compare', dir, pool, process.stdin, process.stdout);
+    } finally {
+      await pool.close();
+    }
+    return;
+  }
+  if (positionals.length !== 2) throw new UsageError('compare: two names, each quoted');
+  entityTypeOf(values.type);
+  const index = openIndex(dir);
+  try {
+    const result = new Screener(index).compare(positionals[0]!, positionals[1]!, optionsFromFlags(values));
+    process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+  } finally {
+    await index.close();
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'build-index':
+        await buildCommand(rest);
+        return 0;
+      case 'screen':
+        await screenCommand(rest);
+        return 0;
+      case 'compare':
+        await compareCommand(rest);
+        return 0;
+      case undefined:
+      case 'help':
+      case '--help':
+        process.stdout.write(USAGE + '\n');
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command ${command}`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError || (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))) {
+      process.stderr.write(`aml: ${err.message}\n${USAGE}\n`);
+      return 2;
+    }
+    if (err instanceof ListParseError) {
+      process.stderr.write(`aml: build failed, the published index is unchanged: ${err.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`aml: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return 1;
+  }
+}
+
+if (process.argv[1] && fs.realpathSync(process.argv[1]) === fs.realpathSync(new URL(import.meta.url).pathname)) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,93 @@
+/**
+ * The in-memory shape of one index version: dense integer ids and typed arrays only, so that a
+ * worker loads it as a handful of buffer copies from LMDB and retrieval allocates nothing per name.
+ *
+ * Ids: entity ids index the entity records; name ids index every indexed name (primary and
+ * aliases, deduplicated per entity after normalisation); token ids index the token dictionary,
+ * which holds every distinct normalised token plus "joined" tokens (two adjacent tokens of a name
+ * written as one, so that "Abdul Rahman" and "Abdulrahman" find each other).
+ */
+import type { HashMultimap } from './hash-multimap.js';
+import type { EntitySchema, ListCode, PepClass } from '../entity.js';
+
+/** Bumped whenever the stored layout changes; an index of another version is refused on open. */
+export const INDEX_FORMAT_VERSION = 1;
+
+export const TOKEN_JOINED = 1;
+export const TOKEN_ABJAD = 2;
+export const TOKEN_SYMBOL = 4;
+
+export const ENTITY_DECEASED = 1;
+
+/** Codes stored in the per-entity byte arrays. */
+export const LIST_BY_CODE: readonly ListCode[] = ['EU', 'KNOWLEDGEBASE', 'OFAC', 'UK', 'UN'];
+export const SCHEMA_BY_CODE: readonly EntitySchema[] = ['person', 'organization', 'vessel', 'aircraft'];
+/** 0 = not a PEP record */
+export const PEP_BY_CODE: readonly (PepClass | undefined)[] = [undefined, 'PEP1', 'PEP3', 'PEP4'];
+
+export interface TokenTable {
+  readonly text: readonly string[];
+  /** Number of entities with at least one name containing the token. */
+  readonly df: Uint32Array;
+  readonly flags: Uint8Array;
+  /** token text -> token id */
+  readonly byText: HashMultimap;
+}
+
+export interface NameTable {
+  readonly entity: Uint32Array;
+  /** index into NAME_KINDS */
+  readonly kind: Uint8Array;
+  /** position in the entity record's `names` of the (first) listed name this indexed name came from */
+  readonly source: Uint16Array;
+  /** nameCount + 1 offsets into `tokens` (real tokens only, in name order) */
+  readonly tokenOffsets: Uint32Array;
+  readonly tokens: Uint32Array;
+}
+
+export interface EntityTable {
+  readonly count: number;
+  readonly list: Uint8Array;
+  readonly schema: Uint8Array;
+  readonly flags: Uint8Array;
+  readonly pep: Uint8Array;
+}
+
+export interface KeyTables {
+  /** Double Metaphone code -> token ids */
+  readonly phonetic: HashMultimap;
+  /** token or one-deletion variant -> token ids */
+  readonly deletion: HashMultimap;
+  /** trigram -> token ids */
+  readonly trigram: HashMultimap;
+  /** consonant skeleton -> token ids */
+  readonly skeleton: HashMultimap;
+  /** any member of a nickname / spelling-variant group -> token ids of the group's members */
+  readonly variant: HashMultimap;
+}
+
+export interface IndexData {
+  readonly tokens: TokenTable;
+  /** token id -> sorted name ids (tokenCount + 1 offsets) */
+  readonly postingOffsets: Uint32Array;
+  readonly postings: Uint32Array;
+  readonly names: NameTable;
+  readonly entities: EntityTable;
+  readonly keys: KeyTables;
+}
+
+export function tokenCount(index: IndexData): number {
+  return index.tokens.text.length;
+}
+
+export function nameCount(index: IndexData): number {
+  return index.names.entity.length;
+}
+
+export function postingsOf(index: IndexData, tokenId: number): Uint32Array {
+  return index.postings.subarray(index.postingOffsets[tokenId]!, index.postingOffsets[tokenId + 1]!);
+}
+
+export function nameTokens(index: IndexData, nameId: number): Uint32Array {
+  return index.names.tokens.subarray(index.names.tokenOffsets[nameId]!, index.names.tokenOffsets[nameId + 1]!);
+}

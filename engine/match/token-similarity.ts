@@ -1,0 +1,91 @@
+/**
+ * How much two normalised tokens agree, 0 to 1, and by which rule. The metrics stay honest (Jaro-
+ * Winkler returns Jaro-Winkler); every equivalence a screening analyst would name ("a nickname",
+ * "an initial", "sounds the same", "the same Arabic name without vowels") is one explicit rule
+ * here, with its frozen value, so a factor can always say which rule produced it.
+ */
+import { jaroWinkler } from '../metrics/jaro-winkler.js';
+import { consonantSkeleton } from '../metrics/consonant-skeleton.js';
+import { tokenPhoneticCodes } from '../text/token-keys.js';
+import type { NameTables } from '../text/name-tables.js';
+
+export type TokenRule = 'exact' | 'nickname' | 'initial' | 'phonetic' | 'transliteration' | 'fuzzy' | 'joined';
+
+export interface TokenMatch {
+  readonly similarity: number;
+  readonly rule: TokenRule;
+}
+
+export const TOKEN_RULES = Object.freeze({
+  /** Interchangeable given names (Bob / Robert, Mohammed / Muhammad) */
+  nickname: 0.92,
+  /** A single letter against a name starting with it (J / John) */
+  initial: 0.75,
+  /** Same Double Metaphone code: raises Jaro-Winkler by this much ... */
+  phoneticBonus: 0.1,
+  /** ... up to this value, so sounding alike never equals being spelt alike */
+  phoneticCap: 0.93,
+  /** Same consonant skeleton when one side was romanised from an abjad script */
+  transliteration: 0.9,
+  /** Below this, tokens do not match at all (a partial similarity of unrelated names is noise) */
+  floor: 0.8,
+  /** Short tokens (3 letters or fewer) need more: Jaro-Winkler is generous on them */
+  shortFloor: 0.88,
+  shortLength: 3,
+});
+
+export interface TokenCompareOptions {
+  readonly exactMatch: boolean;
+  readonly phonetic: boolean;
+  readonly nicknames: boolean;
+}
+
+const NO_MATCH: TokenMatch = Object.freeze({ similarity: 0, rule: 'fuzzy' });
+const EXACT: TokenMatch = Object.freeze({ similarity: 1, rule: 'exact' });
+
+function shareGroup(a: string, b: string, tables: NameTables): boolean {
+  const ga = tables.groupsOfToken.get(a);
+  if (!ga) return false;
+  const gb = tables.groupsOfToken.get(b);
+  if (!gb) return false;
+  for (const x of ga) for (const y of gb) if (x === y) return true;
+  return false;
+}
+
+function sharePhonetic(a: string, b: string): boolean {
+  const ca = tokenPhoneticCodes(a);
+  if (ca.length === 0) return false;
+  const cb = tokenPhoneticCodes(b);
+  for (const x of ca) for (const y of cb) if (x === y) return true;
+  return false;
+}
+
+function isDigits(t: string): boolean {
+  return /^[0-9]+$/.test(t);
+}
+
+/**
+ * @param abjad true when either token was romanised letter by letter from an abjad script
+ */
+export function compareTokens(q: string, c: string, abjad: boolean, opts: TokenCompareOptions, tables: NameTables): TokenMatch {
+  if (q === c) return EXACT;
+  if (opts.exactMatch) return NO_MATCH;
+  if (isDigits(q) || isDigits(c)) return NO_MATCH; // numbers in names (vessels, companies) must agree exactly
+  if (q.length === 1 || c.length === 1) {
+    return q[0] === c[0] ? { similarity: TOKEN_RULES.initial, rule: 'initial' } : NO_MATCH;
+  }
+  if (opts.nicknames && shareGroup(q, c, tables)) return { similarity: TOKEN_RULES.nickname, rule: 'nickname' };
+
+  let best: TokenMatch = NO_MATCH;
+  const jw = jaroWinkler(q, c);
+  if (jw > best.similarity) best = { similarity: jw, rule: 'fuzzy' };
+  if (opts.phonetic && jw + TOKEN_RULES.phoneticBonus > best.similarity && sharePhonetic(q, c)) {
+    const raised = Math.min(TOKEN_RULES.phoneticCap, jw + TOKEN_RULES.phoneticBonus);
+    if (raised > best.similarity) best = { similarity: raised, rule: 'phonetic' };
+  }
+  if (abjad && best.similarity < TOKEN_RULES.transliteration && consonantSkeleton(q) === consonantSkeleton(c)) {
+    best = { similarity: TOKEN_RULES.transliteration, rule: 'transliteration' };
+  }
+  const floor = Math.min(q.length, c.length) <= TOKEN_RULES.shortLength ? TOKEN_RULES.shortFloor : TOKEN_RULES.floor;
+  return best.similarity >= floor ? best : NO_MATCH;
+}

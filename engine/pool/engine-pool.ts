@@ -1,0 +1,81 @@
+/**
+ * The worker pool that runs every kind of screen (check, bulk, batch, monitoring, command line):
+ * one code path, chunks of subjects per task, input order kept.
+ */
+import os from 'node:os';
+import { Piscina } from 'piscina';
+import type { NameComparison } from '../screener.js';
+import type { ScreeningOutcome } from '../result.js';
+import type { CompareItem, ItemResult, ScreenItem, WorkerReply, WorkerTask } from './messages.js';
+
+/** Subjects per task: large enough to amortise the thread hop, small enough to spread over workers. */
+export const DEFAULT_CHUNK = 256;
+
+export class EngineUnavailableError extends Error {
+  override readonly name = 'EngineUnavailableError';
+}
+
+export interface EnginePoolOptions {
+  readonly threads?: number;
+  /** Bound on queued tasks; beyond it `run` waits for room instead of growing memory. */
+  readonly maxQueue?: number;
+}
+
+export class EnginePool {
+  private readonly piscina: Piscina<WorkerTask, WorkerReply>;
+
+  constructor(opts: EnginePoolOptions = {}) {
+    const threads = opts.threads ?? Math.max(1, os.availableParallelism());
+    this.piscina = new Piscina({
+      filename: new URL('./worker.js', import.meta.url).href,
+      minThreads: threads,
+      maxThreads: threads,
+      maxQueue: opts.maxQueue ?? 'auto',
+      idleTimeout: 60_000,
+    });
+  }
+
+  get threads(): number {
+    return this.piscina.threads.length;
+  }
+
+  private async run(task: WorkerTask): Promise<Extract<WorkerReply, { ok: true }>> {
+    const reply = await this.piscina.run(task);
+    if (!reply.ok) throw new EngineUnavailableError(`${reply.code}: ${reply.detail}`);
+    return reply;
+  }
+
+  /** Opens the index in every worker ahead of the first request. */
+  async warm(indexDir: string): Promise<string> {
+    const replies = await Promise.all(Array.from({ length: this.piscina.threads.length || 1 }, () => this.run({ kind: 'warm', indexDir })));
+    const first = replies[0];
+    return first && first.kind === 'warm' ? first.version : '';
+  }
+
+  async screen(indexDir: string, items: readonly ScreenItem[], chunk = DEFAULT_CHUNK): Promise<{ version: string; results: ItemResult<ScreeningOutcome>[] }> {
+    const parts: Promise<Extract<WorkerReply, { ok: true }>>[] = [];
+    for (let i = 0; i < items.length; i += chunk) parts.push(this.run({ kind: 'screen', indexDir, items: items.slice(i, i + chunk) }));
+    const replies = await Promise.all(parts);
+    const results: ItemResult<ScreeningOutcome>[] = [];
+    let version = '';
+    for (const r of replies) {
+      if (r.kind === 'screen') {
+        results.push(...r.results);
+        version = r.version;
+      }
+    }
+    return { version, results };
+  }
+
+  async compare(indexDir: string, items: readonly CompareItem[], chunk = DEFAULT_CHUNK): Promise<ItemResult<NameComparison>[]> {
+    const parts: Promise<Extract<WorkerReply, { ok: true }>>[] = [];
+    for (let i = 0; i < items.length; i += chunk) parts.push(this.run({ kind: 'compare', indexDir, items: items.slice(i, i + chunk) }));
+    const results: ItemResult<NameComparison>[] = [];
+    for (const r of await Promise.all(parts)) if (r.kind === 'compare') results.push(...r.results);
+    return results;
+  }
+
+  async close(): Promise<void> {
+    await this.piscina.destroy();
+  }
+}

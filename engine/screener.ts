@@ -1,0 +1,179 @@
+/**
+ * One screen, end to end, over an opened index: retrieve candidates, score names, adjust by
+ * entity facts, filter, and summarise (DESIGN.md, "The flow of one screen"). Also the plain
+ * name-to-name comparison used by analysts and by the evaluation.
+ */
+import type { CanonicalEntity, EntitySchema, ListCode } from './entity.js';
+import { NAME_KINDS } from './entity.js';
+import type { IndexData } from './index/index-data.js';
+import { ENTITY_DECEASED, LIST_BY_CODE, PEP_BY_CODE, SCHEMA_BY_CODE } from './index/index-data.js';
+import type { NameTables } from './text/name-tables.js';
+import { normalizeName } from './text/normalize.js';
+import { DEFAULT_MATCH_OPTIONS, withDefaults, type MatchOptions, type PepTier, type ScreeningContext, type Subject } from './options.js';
+import { Matcher } from './match/matcher.js';
+import { alignNames, type Alignment } from './match/align.js';
+import { compareTokens } from './match/token-similarity.js';
+import { entityFactors, MAX_FACT_BONUS } from './match/entity-facts.js';
+import { idf } from './match/token-weight.js';
+import { DEFAULT_RISK_RULES, outcomeOf, type RiskRules } from './risk/outcome.js';
+import type { AdverseMediaStatus, Factor, Match, ScreeningOutcome } from './result.js';
+
+/** What the screener needs from an index: its arrays, its name tables, and its entity records. */
+export interface ScreenableIndex {
+  readonly data: IndexData;
+  readonly tables: NameTables;
+  entity(entityIdx: number): CanonicalEntity;
+}
+
+/** Which listed schemas a subject of a given type can be. */
+export const SCHEMA_COMPATIBILITY: Readonly<Record<EntitySchema, readonly EntitySchema[]>> = Object.freeze({
+  person: ['person'],
+  organization: ['organization', 'vessel', 'aircraft'],
+  vessel: ['vessel'],
+  aircraft: ['aircraft'],
+});
+
+export interface AdverseMediaInput {
+  readonly requested: boolean;
+  readonly status: AdverseMediaStatus;
+}
+
+const NOT_REQUESTED: AdverseMediaInput = Object.freeze({ requested: false, status: 'Skipped' });
+
+export interface NameComparison {
+  readonly score: number;
+  readonly isMatch: boolean;
+  readonly factors: readonly Factor[];
+}
+
+function round4(x: number): number {
+  return Math.round(x * 10000) / 10000;
+}
+
+export function pepTierOf(entity: CanonicalEntity, homeCountry: string | undefined): PepTier | undefined {
+  const cls = entity.pep?.pepClass;
+  if (cls === 'PEP3') return 'InternationalOrganization';
+  if (cls === 'PEP4') return 'FamilyOrAssociate';
+  if (cls !== 'PEP1') return undefined;
+  // Unknown home country: a PEP1 is treated as foreign, the stricter reading.
+  if (!homeCountry) return 'Foreign';
+  const home = homeCountry.toUpperCase();
+  const offices = entity.countries.filter((c) => c.kind === 'jurisdiction').map((c) => c.code);
+  return offices.includes(home) ? 'Domestic' : 'Foreign';
+}
+
+export class Screener {
+  readonly matcher: Matcher;
+
+  constructor(
+    readonly index: ScreenableIndex,
+    readonly rules: RiskRules = DEFAULT_RISK_RULES,
+  ) {
+    this.matcher = new Matcher(index.data, index.tables);
+  }
+
+  screen(subject: Subject, options?: Partial<MatchOptions>, context: ScreeningContext = {}, adverseMedia: AdverseMediaInput = NOT_REQUESTED): ScreeningOutcome {
+    const opts = withDefaults(options);
+    const data = this.index.data;
+    const query = this.matcher.prepare(subject.name, opts);
+
+    const listAllowed = new Uint8Array(LIST_BY_CODE.length);
+    LIST_BY_CODE.forEach((code, i) => (listAllowed[i] = !opts.lists || opts.lists.includes(code) ? 1 : 0));
+    const schemaAllowed = new Uint8Array(SCHEMA_BY_CODE.length);
+    const compatible = subject.entityType ? SCHEMA_COMPATIBILITY[subject.entityType] : undefined;
+    SCHEMA_BY_CODE.forEach((code, i) => (schemaAllowed[i] = !compatible || compatible.includes(code) ? 1 : 0));
+    const tierAllowed = opts.pepTiers ? new Set(opts.pepTiers) : undefined;
+    const accept = (e: number): boolean => {
+      if (listAllowed[data.entities.list[e]!] === 0 || schemaAllowed[data.entities.schema[e]!] === 0) return false;
+      // A tier filter that excludes every tier of the record's class needs no decoding to reject it.
+      if (tierAllowed && PEP_BY_CODE[data.entities.pep[e]!] === 'PEP3' && !tierAllowed.has('InternationalOrganization')) return false;
+      if (tierAllowed && PEP_BY_CODE[data.entities.pep[e]!] === 'PEP4' && !tierAllowed.has('FamilyOrAssociate')) return false;
+      if (tierAllowed && PEP_BY_CODE[data.entities.pep[e]!] === 'PEP1' && !tierAllowed.has('Domestic') && !tierAllowed.has('Foreign')) return false;
+      return true;
+    };
+
+    // Best name per entity.
+    const best = new Map<number, { nameId: number; alignment: Alignment }>();
+    for (const c of this.matcher.retrieve(query, accept)) {
+      const alignment = this.matcher.scoreName(query, c.nameId);
+      const prev = best.get(c.entityIdx);
+      if (!prev || alignment.score > prev.alignment.score) best.set(c.entityIdx, { nameId: c.nameId, alignment });
+    }
+
+    let bestScore = 0;
+    const matches: Match[] = [];
+    for (const [entityIdx, { nameId, alignment }] of best) {
+      if (alignment.score + MAX_FACT_BONUS < opts.threshold) {
+        bestScore = Math.max(bestScore, alignment.score);
+        continue;
+      }
+      const entity = this.index.entity(entityIdx);
+      const nameKind = NAME_KINDS[data.names.kind[nameId]!] ?? 'alias';
+      const facts = entityFactors(subject, entity, nameKind, opts);
+      let score = alignment.score;
+      for (const f of facts) score += f.contribution;
+      score = Math.min(1, Math.max(0, score));
+      bestScore = Math.max(bestScore, score);
+      if (score < opts.threshold) continue;
+      const pepTier = pepTierOf(entity, context.homeCountry);
+      if (tierAllowed && entity.pep && (pepTier === undefined || !tierAllowed.has(pepTier))) continue;
+      const deceased = (data.entities.flags[entityIdx]! & ENTITY_DECEASED) !== 0;
+      const listedName = entity.names[data.names.source[nameId]!] ?? entity.names[0]!;
+      matches.push({
+        entityId: entity.id,
+        list: entity.list,
+        sourceId: entity.sourceId,
+        schema: entity.schema,
+        name: listedName.full,
+        nameKind,
+        primaryName: entity.names[0]?.full ?? listedName.full,
+        score: round4(score),
+        nameScore: round4(alignment.score),
+        factors: [...alignment.factors, ...facts].map((f) => ({ ...f, contribution: round4(f.contribution) })),
+        ...(entity.pep ? { pepClass: entity.pep.pepClass } : {}),
+        ...(pepTier ? { pepTier } : {}),
+        deceased,
+        ...(deceased ? { suppressed: 'deceased' as const } : {}),
+        programs: [...entity.programs].sort(),
+        countries: [...new Set(entity.countries.map((c) => c.code))].sort(),
+        birthDates: [...entity.birthDates].sort(),
+      });
+    }
+    matches.sort((a, b) => b.score - a.score || (a.entityId < b.entityId ? -1 : a.entityId > b.entityId ? 1 : 0));
+    return outcomeOf(matches, opts.resultCap, bestScore, opts.threshold, adverseMedia.status, adverseMedia.requested, this.rules);
+  }
+
+  /** Name-to-name score with the index's token weights and tables (entity facts play no part). */
+  compare(a: string, b: string, options?: Partial<MatchOptions>): NameComparison {
+    const opts = withDefaults(options);
+    const tables = this.index.tables;
+    const entityCount = Math.max(1, this.index.data.entities.count);
+    const side = (name: string) => {
+      const n = normalizeName(name, tables);
+      return {
+        texts: n.tokens,
+        abjad: n.abjad,
+        weights: n.tokens.map((t) => {
+          const id = this.matcher.tokenIdOf(t);
+          return id === undefined ? idf(0, entityCount) : this.matcher.weightOf(id);
+        }),
+      };
+    };
+    const qa = side(a);
+    const qb = side(b);
+    const cmp = (x: string, y: string, abjad: boolean) => compareTokens(x, y, abjad, opts, tables);
+    if (opts.exactMatch && [...qa.texts].sort().join(' ') !== [...qb.texts].sort().join(' ')) {
+      return { score: 0, isMatch: false, factors: [] };
+    }
+    const alignment = alignNames(qa, qb, (i, j) => cmp(qa.texts[i]!, qb.texts[j]!, qa.abjad[i]! || qb.abjad[j]!), cmp);
+    const score = round4(alignment.score);
+    return {
+      score,
+      isMatch: score >= opts.threshold,
+      factors: alignment.factors.map((f) => ({ ...f, contribution: round4(f.contribution) })),
+    };
+  }
+}
+
+export { DEFAULT_MATCH_OPTIONS };
+export type { ListCode };

@@ -1,0 +1,148 @@
+/**
+ * Name normalisation: the one function that turns a name into tokens, used both when the index is
+ * built and when a query is screened, so that the two always agree (DESIGN.md, "Matching" step 1).
+ *
+ * Steps: Unicode compatibility composition; split into words; transliterate each word to ASCII
+ * (data-driven overrides first, then any-ascii); case-fold; drop punctuation; canonicalise
+ * organisation legal forms and terms; drop titles and honorifics; keep token boundaries.
+ */
+import anyAscii from 'any-ascii';
+import type { NameTables } from './name-tables.js';
+
+export interface NormalizedName {
+  readonly tokens: readonly string[];
+  /**
+   * Per token: true when the token was romanised letter by letter from an abjad script (Arabic,
+   * Hebrew, Syriac, Thaana), so its vowels are missing and only its consonant skeleton is reliable.
+   */
+  readonly abjad: readonly boolean[];
+}
+
+/** Longest name we tokenise: listed names have at most a dozen tokens; anything longer is noise. */
+export const MAX_NAME_TOKENS = 16;
+
+const WORD = /[\p{L}\p{M}\p{N}'’ʼʻ`´.]+/gu;
+const JOINERS = /['’ʼʻ`´.]/g;
+const MARKS = /[\p{M}\u0640]/gu; // combining marks and the Arabic tatweel
+const NON_ALNUM = /[^a-z0-9]/g;
+const HAN_OR_HANGUL = /^[\p{Script=Han}\p{Script=Hangul}]/u;
+const KANA = /^[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const ABJAD = /^[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}]/u;
+const LATIN_OR_DIGIT = /^[\p{Script=Latin}\p{N}]/u;
+const ARABIC_ARTICLE = 'ال';
+/** Chinese and Korean personal names are two to four characters: family name, then given name. */
+const MAX_PERSONAL_NAME_CHARS = 4;
+
+interface Piece {
+  token: string;
+  abjad: boolean;
+}
+
+function ascii(word: string): string {
+  return anyAscii(word).toLowerCase().replace(NON_ALNUM, '');
+}
+
+/** any-ascii writes each Han or Hangul syllable capitalised: 习近平 -> XiJinPing. */
+function syllables(word: string): string[] {
+  return anyAscii(word)
+    .split(/(?=[A-Z])/)
+    .map((s) => s.toLowerCase().replace(NON_ALNUM, ''))
+    .filter((s) => s.length > 0);
+}
+
+function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
+  if (LATIN_OR_DIGIT.test(word)) {
+    const token = ascii(word);
+    if (token) out.push({ token, abjad: false });
+    return;
+  }
+  const bare = word.normalize('NFD').replace(MARKS, '').normalize('NFC').toLowerCase();
+  const known = tables.nativeToLatin.get(bare);
+  if (known !== undefined) {
+    out.push({ token: known, abjad: false });
+    return;
+  }
+  if (HAN_OR_HANGUL.test(word)) {
+    const parts = syllables(word);
+    if (parts.length >= 2 && [...word].length <= MAX_PERSONAL_NAME_CHARS) {
+      out.push({ token: parts[0]!, abjad: false }, { token: parts.slice(1).join(''), abjad: false });
+    } else if (parts.length > 0) {
+      out.push({ token: parts.join(''), abjad: false });
+    }
+    return;
+  }
+  if (ABJAD.test(word)) {
+    // The article is written joined to the noun (البغدادي = al-Baghdadi); Latin spellings separate it.
+    if (bare.startsWith(ARABIC_ARTICLE) && bare.length > ARABIC_ARTICLE.length + 1) {
+      const rest = bare.slice(ARABIC_ARTICLE.length);
+      out.push({ token: 'al', abjad: false });
+      const restKnown = tables.nativeToLatin.get(rest);
+      if (restKnown !== undefined) out.push({ token: restKnown, abjad: false });
+      else {
+        const token = ascii(rest);
+        if (token) out.push({ token, abjad: true });
+      }
+      return;
+    }
+    const token = ascii(bare);
+    if (token) out.push({ token, abjad: true });
+    return;
+  }
+  if (KANA.test(word)) {
+    const token = ascii(word);
+    if (token) out.push({ token, abjad: false });
+    return;
+  }
+  const token = ascii(bare);
+  if (token) out.push({ token, abjad: false });
+}
+
+function canonicalisePhrases(pieces: Piece[], tables: NameTables): Piece[] {
+  if (tables.phrases.size === 0) return pieces;
+  const out: Piece[] = [];
+  let i = 0;
+  while (i < pieces.length) {
+    let matched = false;
+    const longest = Math.min(tables.maxPhraseTokens, pieces.length - i);
+    for (let n = longest; n >= 1; n--) {
+      let key = pieces[i]!.token;
+      for (let k = 1; k < n; k++) key += ' ' + pieces[i + k]!.token;
+      const canonical = tables.phrases.get(key);
+      if (canonical !== undefined) {
+        out.push({ token: canonical, abjad: false });
+        i += n;
+        matched = true;
+        break;
+      }
+    }
+    if (!matched) {
+      out.push(pieces[i]!);
+      i++;
+    }
+  }
+  return out;
+}
+
+export function normalizeName(raw: string, tables: NameTables): NormalizedName {
+  const text = raw.normalize('NFKC');
+  let pieces: Piece[] = [];
+  for (const match of text.matchAll(WORD)) {
+    const word = match[0].replace(JOINERS, '');
+    if (word) romaniseWord(word, tables, pieces);
+    if (pieces.length >= MAX_NAME_TOKENS * 2) break;
+  }
+  pieces = canonicalisePhrases(pieces, tables);
+  // Titles are dropped only at the ends of a name: inside it, the same word may be a name part.
+  let start = 0;
+  let end = pieces.length;
+  while (end - start > 1 && tables.dropTokens.has(pieces[start]!.token)) start++;
+  while (end - start > 1 && tables.dropTokens.has(pieces[end - 1]!.token)) end--;
+  if (start > 0 || end < pieces.length) pieces = pieces.slice(start, end);
+  if (pieces.length > MAX_NAME_TOKENS) pieces = pieces.slice(0, MAX_NAME_TOKENS);
+  return { tokens: pieces.map((p) => p.token), abjad: pieces.map((p) => p.abjad) };
+}
+
+/** The normalised name as one string: tokens joined by single spaces. */
+export function normalizedKey(name: NormalizedName): string {
+  return name.tokens.join(' ');
+}

@@ -1,0 +1,56 @@
+/**
+ * Retrieval keys of one normalised token (DESIGN.md, "Matching" step 2). The same functions build
+ * the index and expand a query, so both sides always derive identical keys.
+ */
+import { phoneticCodes } from '../metrics/double-metaphone.js';
+import { consonantSkeleton } from '../metrics/consonant-skeleton.js';
+
+/** Tokens shorter than this get no deletion variants: one deletion of "li" matches half the index. */
+export const MIN_DELETION_TOKEN = 4;
+/** Tokens shorter than this get no trigram key: deletion variants already cover their typos. */
+export const MIN_TRIGRAM_TOKEN = 5;
+export const MIN_SKELETON = 2;
+
+/** Phonetic codes, cached: a worker sees the same given names and surnames over and over. */
+const phoneticCache = new Map<string, string[]>();
+const PHONETIC_CACHE_LIMIT = 200_000;
+
+export function tokenPhoneticCodes(token: string): readonly string[] {
+  let codes = phoneticCache.get(token);
+  if (codes === undefined) {
+    codes = phoneticCodes(token);
+    if (phoneticCache.size >= PHONETIC_CACHE_LIMIT) phoneticCache.clear();
+    phoneticCache.set(token, codes);
+  }
+  return codes;
+}
+
+/**
+ * The token with one character deleted, for every position (symmetric deletion, as in Garbe's
+ * SymSpell): two tokens within one substitution, insertion, deletion or adjacent transposition of
+ * each other share the token itself or one of these variants.
+ */
+export function deletionVariants(token: string): string[] {
+  if (token.length < MIN_DELETION_TOKEN) return [];
+  const out: string[] = [];
+  for (let i = 0; i < token.length; i++) {
+    if (i > 0 && token[i] === token[i - 1]) continue; // same variant as the previous position
+    out.push(token.slice(0, i) + token.slice(i + 1));
+  }
+  return out;
+}
+
+/** Character trigrams with start and end markers: "ali" -> ^al, ali, li$ (distinct, in order). */
+export function tokenTrigrams(token: string): string[] {
+  if (token.length < MIN_TRIGRAM_TOKEN) return [];
+  const padded = `^${token}$`;
+  const out = new Set<string>();
+  for (let i = 0; i + 3 <= padded.length; i++) out.add(padded.slice(i, i + 3));
+  return [...out];
+}
+
+export function tokenSkeleton(token: string): string | undefined {
+  if (!/[a-z]/.test(token)) return undefined;
+  const s = consonantSkeleton(token);
+  return s.length >= MIN_SKELETON ? s : undefined;
+}

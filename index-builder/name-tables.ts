@@ -1,0 +1,176 @@
+/**
+ * Builds the name tables (engine/text/name-tables.ts) from the shipped name data:
+ * - latin-variants-by-native-token: native-script token -> Latin spellings Wikidata uses (CC0)
+ * - transliteration/ar2en-train: Arabic -> Latin name pairs (Apache-2.0; only the train split, the
+ *   eval and test splits stay unseen for evaluation)
+ * - nicknames-carltonnorthern, nicknames-onyxrev and rigour person_nick: English nicknames
+ * - rigour names_symbols (org_symbols, org_domains, person_symbols, person_name_parts) and
+ *   names_stopwords (PERSON_NAME_PREFIXES)
+ */
+import path from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { parse as parseYaml } from 'yaml';
+import { normalizeName } from '../engine/text/normalize.js';
+import { nameTablesFromData, EMPTY_NAME_TABLES_DATA, type NameTablesData, type NameTables } from '../engine/text/name-tables.js';
+import { readSourceFile } from './source-file.js';
+import type { SourceFileInfo } from './parsed-list.js';
+
+/** A Latin spelling joins a native token's variant group when it is this common for that token. */
+const VARIANT_MIN_COUNT = 3;
+const VARIANT_MIN_SHARE = 0.08;
+
+/**
+ * Title words that also begin organisation names ("General Trading Co", "Private Joint Stock
+ * Company", "Director General of ..."): dropping them there would erase part of a listed name.
+ */
+const TITLES_KEPT = new Set(['general', 'private', 'count', 'chair', 'director', 'md']);
+
+export interface NameTablesBuild {
+  readonly data: NameTablesData;
+  readonly files: readonly SourceFileInfo[];
+}
+
+type YamlGroups = Record<string, (string | number)[] | null>;
+
+async function readText(file: string, role: string, files: SourceFileInfo[]): Promise<string> {
+  const { bytes, info } = await readSourceFile(file, role);
+  files.push(info);
+  return bytes.toString('utf8').replace(/^\uFEFF/, '');
+}
+
+function asciiTokens(text: string, tables: NameTables): string[] {
+  return [...normalizeName(text, tables).tokens];
+}
+
+export async function buildNameTables(namesDir: string, evalDir: string): Promise<NameTablesBuild> {
+  const files: SourceFileInfo[] = [];
+  const bare = nameTablesFromData(EMPTY_NAME_TABLES_DATA);
+  const nativeToLatin: Record<string, string> = {};
+  const variantGroups: string[][] = [];
+
+  // Native-script tokens and their Latin spellings.
+  const variantsTsv = await readText(path.join(namesDir, 'latin-variants-by-native-token.tsv.gz'), 'latin-variants', files);
+  for (const line of variantsTsv.split('\n').slice(1)) {
+    const [, native, totalText, variantsText] = line.split('\t');
+    if (!native || !totalText || !variantsText) continue;
+    const total = Number(totalText);
+    const group = new Set<string>();
+    let top: string | undefined;
+    for (const part of variantsText.split('|')) {
+      const m = /^\s*(.+):(\d+)\s*$/.exec(part);
+      if (!m) continue;
+      const latin = asciiTokens(m[1]!, bare).join('');
+      if (!latin) continue;
+      top ??= latin;
+      const count = Number(m[2]);
+      if (count >= VARIANT_MIN_COUNT && count / total >= VARIANT_MIN_SHARE) group.add(latin);
+    }
+    const key = native.normalize('NFD').replace(/[\p{M}\u0640]/gu, '').normalize('NFC').toLowerCase();
+    if (top && nativeToLatin[key] === undefined) nativeToLatin[key] = top;
+    if (group.size >= 2) variantGroups.push([...group].sort());
+  }
+
+  // Arabic -> Latin pairs (training split only).
+  const ar2en = await readText(path.join(evalDir, 'transliteration', 'ar2en-train.txt.gz'), 'ar2en-train', files);
+  for (const line of ar2en.split('\n')) {
+    const [arabic, latin] = line.split('\t');
+    if (!arabic || !latin) continue;
+    const key = arabic.trim().normalize('NFD').replace(/[\p{M}\u0640]/gu, '').normalize('NFC');
+    const value = asciiTokens(latin, bare).join('');
+    if (key && value && nativeToLatin[key] === undefined) nativeToLatin[key] = value;
+  }
+
+  // English nicknames: one group per formal name.
+  const nickGroups = new Map<string, Set<string>>();
+  const addNick = (formal: string, nick: string): void => {
+    const f = asciiTokens(formal, bare).join('');
+    const n = asciiTokens(nick, bare).join('');
+    if (!f || !n || f === n) return;
+    let g = nickGroups.get(f);
+    if (!g) nickGroups.set(f, (g = new Set([f])));
+    g.add(n);
+  };
+  const carlton = parseCsv(await readText(path.join(namesDir, 'nicknames-carltonnorthern.csv.gz'), 'nicknames-carltonnorthern', files), {
+    columns: true,
+    skip_empty_lines: true,
+    trim: true,
+  }) as Record<string, string>[];
+  for (const row of carlton) if (row['relationship'] === 'has_nickname') addNick(row['name1'] ?? '', row['name2'] ?? '');
+  const onyx = parseCsv(await readText(path.join(namesDir, 'nicknames-onyxrev.csv.gz'), 'nicknames-onyxrev', files), {
+    columns: true,
+    skip_empty_lines: true,
+    trim: true,
+  }) as Record<string, string>[];
+  for (const row of onyx) addNick(row['name'] ?? '', row['nickname'] ?? '');
+
+  const symbols = parseYaml(await readText(path.join(namesDir, 'rigour', 'names_symbols.yml.gz'), 'rigour-symbols', files)) as Record<
+    string,
+    YamlGroups
+  >;
+  for (const [, members] of Object.entries(symbols['person_nick'] ?? {})) {
+    const list = (members ?? []).map(String);
+    const formal = list[list.length - 1];
+    if (formal) for (const m of list.slice(0, -1)) addNick(formal, m);
+  }
+  for (const g of nickGroups.values()) variantGroups.push([...g].sort());
+
+  // Cross-script spellings of some surnames (Putin, Gaddafi, ...).
+  for (const [, members] of Object.entries(symbols['person_name_parts'] ?? {})) {
+    const latin = new Set<string>();
+    const natives: string[] = [];
+    for (const m of (members ?? []).map(String)) {
+      if (/^[\p{Script=Latin}\s'-]+$/u.test(m)) {
+        const t = asciiTokens(m, bare).join('');
+        if (t) latin.add(t);
+      } else natives.push(m);
+    }
+    const first = [...latin][0];
+    if (first) for (const n of natives) nativeToLatin[n.toLowerCase()] ??= first;
+    if (latin.size >= 2) variantGroups.push([...latin].sort());
+  }
+
+  // Organisation terms: every spelling maps to its group's key; generic ones are low-weight symbols.
+  const withNative = nameTablesFromData({ ...EMPTY_NAME_TABLES_DATA, nativeToLatin });
+  const phrases: Record<string, string> = {};
+  const symbolTokens = new Set<string>();
+  const addPhrases = (groups: YamlGroups | undefined, generic: boolean): void => {
+    for (const [key, members] of Object.entries(groups ?? {})) {
+      const canonical = asciiTokens(key, bare).join('');
+      if (!canonical) continue;
+      if (generic) symbolTokens.add(canonical);
+      for (const m of [key, ...(members ?? []).map(String)]) {
+        const phrase = asciiTokens(m, withNative).join(' ');
+        if (phrase && phrases[phrase] === undefined) phrases[phrase] = canonical;
+      }
+    }
+  };
+  addPhrases(symbols['org_symbols'], true);
+  addPhrases(symbols['org_domains'], false);
+
+  // Titles and honorifics, dropped at either end of a name.
+  const stop = parseYaml(await readText(path.join(namesDir, 'rigour', 'names_stopwords.yml.gz'), 'rigour-stopwords', files)) as Record<
+    string,
+    (string | number)[]
+  >;
+  const drop = new Set<string>();
+  const addDrop = (text: string): void => {
+    const tokens = asciiTokens(text, bare);
+    if (tokens.length === 1 && !TITLES_KEPT.has(tokens[0]!)) drop.add(tokens[0]!);
+  };
+  for (const p of stop['PERSON_NAME_PREFIXES'] ?? []) addDrop(String(p));
+  for (const [key, members] of Object.entries(symbols['person_symbols'] ?? {})) {
+    addDrop(key);
+    for (const m of members ?? []) addDrop(String(m));
+  }
+  // A phrase that canonicalises to a title would otherwise survive as its canonical form.
+  for (const t of [...drop]) if (phrases[t] !== undefined) delete phrases[t];
+
+  const data: NameTablesData = {
+    nativeToLatin,
+    dropTokens: [...drop].sort(),
+    phrases,
+    symbolTokens: [...symbolTokens].sort(),
+    variantGroups,
+  };
+  return { data, files };
+}

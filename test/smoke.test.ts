@@ -1,0 +1,3 @@
+import t from 'tap';
+import { entityId } from '../engine/entity.js';
+t.equal(entityId('OFAC', '306'), 'OFAC:306');
