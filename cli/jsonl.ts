@@ -19,7 +19,7 @@ const CHUNK = 256;
 type Id = string | number | null;
 type Parsed<T> = { id: Id; item: T } | { id: Id; error: { code: string; detail: string } };
 
-const ajv = new Ajv({ allErrors: false, strict: true });
+const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
 const validateScreen = ajv.compile(screenLineSchema);
 const validateCompare = ajv.compile(compareLineSchema);
 

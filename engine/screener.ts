@@ -10,7 +10,7 @@ import { ENTITY_DECEASED, LIST_BY_CODE, PEP_BY_CODE, SCHEMA_BY_CODE } from './in
 import type { NameTables } from './text/name-tables.js';
 import { normalizeName } from './text/normalize.js';
 import { DEFAULT_MATCH_OPTIONS, withDefaults, type MatchOptions, type PepTier, type ScreeningContext, type Subject } from './options.js';
-import { Matcher } from './match/matcher.js';
+import { Matcher, exactKey } from './match/matcher.js';
 import { alignNames, type Alignment } from './match/align.js';
 import { compareTokens } from './match/token-similarity.js';
 import { entityFactors, MAX_FACT_BONUS } from './match/entity-facts.js';
@@ -48,6 +48,15 @@ export interface NameComparison {
 
 function round4(x: number): number {
   return Math.round(x * 10000) / 10000;
+}
+
+function roundFactor(f: Factor): Factor {
+  const out: Record<string, unknown> = { ...f, contribution: round4(f.contribution) };
+  for (const k of ['similarity', 'queryWeight', 'candidateWeight']) {
+    const v = out[k];
+    if (typeof v === 'number') out[k] = round4(v);
+  }
+  return out as unknown as Factor;
 }
 
 export function pepTierOf(entity: CanonicalEntity, homeCountry: string | undefined): PepTier | undefined {
@@ -129,7 +138,7 @@ export class Screener {
         primaryName: entity.names[0]?.full ?? listedName.full,
         score: round4(score),
         nameScore: round4(alignment.score),
-        factors: [...alignment.factors, ...facts].map((f) => ({ ...f, contribution: round4(f.contribution) })),
+        factors: [...alignment.factors, ...facts].map(roundFactor),
         ...(entity.pep ? { pepClass: entity.pep.pepClass } : {}),
         ...(pepTier ? { pepTier } : {}),
         deceased,
@@ -162,7 +171,7 @@ export class Screener {
     const qa = side(a);
     const qb = side(b);
     const cmp = (x: string, y: string, abjad: boolean) => compareTokens(x, y, abjad, opts, tables);
-    if (opts.exactMatch && [...qa.texts].sort().join(' ') !== [...qb.texts].sort().join(' ')) {
+    if (opts.exactMatch && exactKey(qa.texts, tables) !== exactKey(qb.texts, tables)) {
       return { score: 0, isMatch: false, factors: [] };
     }
     const alignment = alignNames(qa, qb, (i, j) => cmp(qa.texts[i]!, qb.texts[j]!, qa.abjad[i]! || qb.abjad[j]!), cmp);
@@ -170,7 +179,7 @@ export class Screener {
     return {
       score,
       isMatch: score >= opts.threshold,
-      factors: alignment.factors.map((f) => ({ ...f, contribution: round4(f.contribution) })),
+      factors: alignment.factors.map(roundFactor),
     };
   }
 }

@@ -15,6 +15,7 @@ import {
   SCHEMA_BY_CODE,
   TOKEN_ABJAD,
   TOKEN_JOINED,
+  TOKEN_REAL,
   TOKEN_SYMBOL,
   type IndexData,
 } from '../engine/index/index-data.js';
@@ -107,7 +108,7 @@ export function buildIndexData(entities: readonly CanonicalEntity[], tables: Nam
       nameSource.push(nameIndex);
       nameTokenOffsets.push(nameTokens.length);
       normalized.tokens.forEach((token, i) => {
-        let flags = normalized.abjad[i] ? TOKEN_ABJAD : 0;
+        let flags = TOKEN_REAL | (normalized.abjad[i] ? TOKEN_ABJAD : 0);
         if (tables.symbolTokens.has(token)) flags |= TOKEN_SYMBOL;
         const id = dict.id(token, flags);
         nameTokens.push(id);
@@ -141,6 +142,9 @@ export function buildIndexData(entities: readonly CanonicalEntity[], tables: Nam
   const skeleton = new HashMultimapBuilder();
   dict.text.forEach((token, id) => {
     byText.add(token, id);
+    // A token seen only as two joined name tokens is found by exact lookup alone: fuzzy keys on it
+    // would let "victorpetrovich" pass for a misspelling of "victorovich".
+    if ((dict.flags[id]! & TOKEN_REAL) === 0) return;
     for (const code of tokenPhoneticCodes(token)) phonetic.add(code, id);
     deletion.add(token, id);
     for (const v of deletionVariants(token)) deletion.add(v, id);
@@ -149,12 +153,6 @@ export function buildIndexData(entities: readonly CanonicalEntity[], tables: Nam
     if (s !== undefined) skeleton.add(s, id);
   });
 
-  const variant = new HashMultimapBuilder();
-  for (const group of tables.variantGroups) {
-    const present = group.map((t) => dict.ids.get(t)).filter((id): id is number => id !== undefined);
-    if (present.length === 0) continue;
-    for (const member of group) for (const id of present) variant.add(member, id);
-  }
 
   const data: IndexData = {
     tokens: { text: dict.text, df: Uint32Array.from(dict.df), flags: Uint8Array.from(dict.flags), byText: byText.build() },
@@ -173,7 +171,6 @@ export function buildIndexData(entities: readonly CanonicalEntity[], tables: Nam
       deletion: deletion.build(),
       trigram: trigram.build(),
       skeleton: skeleton.build(),
-      variant: variant.build(),
     },
   };
   return {

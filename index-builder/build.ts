@@ -15,7 +15,7 @@ import type { IndexMeta, ListMeta, SourceFileInfo } from '../engine/index/index-
 import { nameTablesFromData } from '../engine/text/name-tables.js';
 import type { CountryResolver } from '../engine/countries.js';
 import { buildIndexData } from './build-index-data.js';
-import { buildNameTables } from './name-tables.js';
+import { buildNameTables, type NameTablesBuild } from './name-tables.js';
 import { loadCountryResolver } from './country-resolver.js';
 import type { ParsedList } from './parsed-list.js';
 import { acquireBuildLock, publishVersion, stagingDir } from './publish.js';
@@ -26,6 +26,28 @@ import { parseUnXml } from './parsers/un-xml.js';
 import { parseEuXml } from './parsers/eu-xml.js';
 import { parseUkOfsi } from './parsers/uk-ofsi.js';
 import { parseKnowledgeBase } from './parsers/knowledgebase.js';
+
+export interface ParsedSnapshot {
+  readonly lists: readonly (ParsedList & { readonly leaders?: readonly LeaderRow[] })[];
+  readonly tables: NameTablesBuild;
+  readonly millis: number;
+}
+
+/** Parses every list of the spec and builds the name tables; throws ListParseError on a bad file. */
+export async function parseSnapshot(spec: SnapshotSpec, asOf: string, log: (m: string) => void = () => undefined): Promise<ParsedSnapshot> {
+  const started = Date.now();
+  const namesDir = resolvePath(spec, spec.namesDir);
+  const countries = await loadCountryResolver(path.dirname(namesDir));
+  const lists: (ParsedList & { leaders?: readonly LeaderRow[] })[] = [];
+  for (const [list, listSpec] of Object.entries(spec.lists) as [ListCode, ListSpec][]) {
+    const t = Date.now();
+    const result = await parseList(list, listSpec, spec, countries, asOf);
+    log(`parsed ${list}: ${result.entities.length} entities in ${Date.now() - t} ms`);
+    lists.push(result);
+  }
+  const tables = await buildNameTables(namesDir, resolvePath(spec, spec.evalDir));
+  return { lists, tables, millis: Date.now() - started };
+}
 
 export interface BuildOptions {
   /** Root of the published versions (<AML_DATA_DIR>/indexes). */
@@ -39,6 +61,8 @@ export interface BuildOptions {
    */
   readonly transform?: (entity: CanonicalEntity) => CanonicalEntity | undefined;
   readonly log?: (message: string) => void;
+  /** Lists already parsed (by parseSnapshot): the build skips parsing. */
+  readonly parsed?: ParsedSnapshot;
 }
 
 export interface BuildReport {
@@ -118,16 +142,10 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildReport> {
   const release = acquireBuildLock(opts.indexRoot);
   let staging: string | undefined;
   try {
-    const countries = await loadCountryResolver(path.dirname(opts.spec.namesDir));
-    const parsed: (ParsedList & { leaders?: readonly LeaderRow[] })[] = [];
-    for (const [list, spec] of Object.entries(opts.spec.lists) as [ListCode, ListSpec][]) {
-      const t = Date.now();
-      const result = await parseList(list, spec, opts.spec, countries, asOf);
-      log(`parsed ${list}: ${result.entities.length} entities in ${Date.now() - t} ms`);
-      parsed.push(result);
-    }
-    const tablesBuild = await buildNameTables(opts.spec.namesDir, opts.spec.evalDir);
-    const parseMillis = Date.now() - started;
+    const snapshot = opts.parsed ?? (await parseSnapshot(opts.spec, asOf, log));
+    const parsed = snapshot.lists;
+    const tablesBuild = snapshot.tables;
+    const parseMillis = snapshot.millis;
 
     let entities: CanonicalEntity[] = parsed.flatMap((p) => p.entities);
     if (opts.transform) entities = entities.map(opts.transform).filter((e): e is CanonicalEntity => e !== undefined);

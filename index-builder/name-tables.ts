@@ -25,6 +25,12 @@ const VARIANT_MIN_SHARE = 0.08;
  */
 const TITLES_KEPT = new Set(['general', 'private', 'count', 'chair', 'director', 'md']);
 
+/**
+ * Groups of rigour's person_symbols that are parts of names (son of, father of, servant of, nobiliary
+ * particles), not titles: they are kept, as synonyms of each other, never dropped.
+ */
+const NAME_PARTICLES: ReadonlySet<string> = new Set(['bin', 'bint', 'ould', 'abu', 'abul', 'abdul', 'umm', 'von', 'van', 'saint']);
+
 export interface NameTablesBuild {
   readonly data: NameTablesData;
   readonly files: readonly SourceFileInfo[];
@@ -46,7 +52,8 @@ export async function buildNameTables(namesDir: string, evalDir: string): Promis
   const files: SourceFileInfo[] = [];
   const bare = nameTablesFromData(EMPTY_NAME_TABLES_DATA);
   const nativeToLatin: Record<string, string> = {};
-  const variantGroups: string[][] = [];
+  const spellingGroups: string[][] = [];
+  const nicknameGroups: string[][] = [];
 
   // Native-script tokens and their Latin spellings.
   const variantsTsv = await readText(path.join(namesDir, 'latin-variants-by-native-token.tsv.gz'), 'latin-variants', files);
@@ -67,7 +74,7 @@ export async function buildNameTables(namesDir: string, evalDir: string): Promis
     }
     const key = native.normalize('NFD').replace(/[\p{M}\u0640]/gu, '').normalize('NFC').toLowerCase();
     if (top && nativeToLatin[key] === undefined) nativeToLatin[key] = top;
-    if (group.size >= 2) variantGroups.push([...group].sort());
+    if (group.size >= 2) spellingGroups.push([...group].sort());
   }
 
   // Arabic -> Latin pairs (training split only).
@@ -107,12 +114,11 @@ export async function buildNameTables(namesDir: string, evalDir: string): Promis
     string,
     YamlGroups
   >;
-  for (const [, members] of Object.entries(symbols['person_nick'] ?? {})) {
-    const list = (members ?? []).map(String);
-    const formal = list[list.length - 1];
-    if (formal) for (const m of list.slice(0, -1)) addNick(formal, m);
+  // rigour person_nick: the key is the nickname, the members are it and the names it shortens.
+  for (const [nick, members] of Object.entries(symbols['person_nick'] ?? {})) {
+    for (const m of (members ?? []).map(String)) addNick(m, nick);
   }
-  for (const g of nickGroups.values()) variantGroups.push([...g].sort());
+  for (const [formal, g] of nickGroups) nicknameGroups.push([formal, ...[...g].filter((x) => x !== formal).sort()]);
 
   // Cross-script spellings of some surnames (Putin, Gaddafi, ...).
   for (const [, members] of Object.entries(symbols['person_name_parts'] ?? {})) {
@@ -126,26 +132,35 @@ export async function buildNameTables(namesDir: string, evalDir: string): Promis
     }
     const first = [...latin][0];
     if (first) for (const n of natives) nativeToLatin[n.toLowerCase()] ??= first;
-    if (latin.size >= 2) variantGroups.push([...latin].sort());
+    if (latin.size >= 2) spellingGroups.push([...latin].sort());
   }
 
-  // Organisation terms: every spelling maps to its group's key; generic ones are low-weight symbols.
+  // Synonyms: organisation words (generic ones are low-weight symbols), meaningful organisation
+  // terms, and name particles (bin / ibn / ben, abd al / abdul). One-word members are compared as
+  // equals; a multi-word member ("limited liability company", "abd al") is contracted to the group's
+  // one-word key during normalisation, so it can be compared at all.
   const withNative = nameTablesFromData({ ...EMPTY_NAME_TABLES_DATA, nativeToLatin });
   const phrases: Record<string, string> = {};
   const symbolTokens = new Set<string>();
-  const addPhrases = (groups: YamlGroups | undefined, generic: boolean): void => {
+  const synonymGroups: string[][] = [];
+  const addSynonyms = (groups: YamlGroups | undefined, generic: boolean, only?: ReadonlySet<string>): void => {
     for (const [key, members] of Object.entries(groups ?? {})) {
+      if (only && !only.has(key)) continue;
       const canonical = asciiTokens(key, bare).join('');
       if (!canonical) continue;
-      if (generic) symbolTokens.add(canonical);
+      const words = new Set<string>([canonical]);
       for (const m of [key, ...(members ?? []).map(String)]) {
-        const phrase = asciiTokens(m, withNative).join(' ');
-        if (phrase && phrases[phrase] === undefined) phrases[phrase] = canonical;
+        const tokens = asciiTokens(m, withNative);
+        if (tokens.length === 1) words.add(tokens[0]!);
+        else if (tokens.length > 1 && phrases[tokens.join(' ')] === undefined) phrases[tokens.join(' ')] = canonical;
       }
+      if (generic) for (const w of words) symbolTokens.add(w);
+      if (words.size >= 2) synonymGroups.push([...words].sort());
     }
   };
-  addPhrases(symbols['org_symbols'], true);
-  addPhrases(symbols['org_domains'], false);
+  addSynonyms(symbols['org_symbols'], true);
+  addSynonyms(symbols['org_domains'], false);
+  addSynonyms(symbols['person_symbols'], false, NAME_PARTICLES);
 
   // Titles and honorifics, dropped at either end of a name.
   const stop = parseYaml(await readText(path.join(namesDir, 'rigour', 'names_stopwords.yml.gz'), 'rigour-stopwords', files)) as Record<
@@ -159,18 +174,21 @@ export async function buildNameTables(namesDir: string, evalDir: string): Promis
   };
   for (const p of stop['PERSON_NAME_PREFIXES'] ?? []) addDrop(String(p));
   for (const [key, members] of Object.entries(symbols['person_symbols'] ?? {})) {
+    if (NAME_PARTICLES.has(key)) continue;
     addDrop(key);
     for (const m of members ?? []) addDrop(String(m));
   }
-  // A phrase that canonicalises to a title would otherwise survive as its canonical form.
-  for (const t of [...drop]) if (phrases[t] !== undefined) delete phrases[t];
+  // A phrase that contracts to a title would otherwise survive as its contracted form.
+  for (const [phrase, canonical] of Object.entries(phrases)) if (drop.has(canonical)) delete phrases[phrase];
 
   const data: NameTablesData = {
     nativeToLatin,
     dropTokens: [...drop].sort(),
     phrases,
+    synonymGroups,
     symbolTokens: [...symbolTokens].sort(),
-    variantGroups,
+    spellingGroups,
+    nicknameGroups,
   };
   return { data, files };
 }

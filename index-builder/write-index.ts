@@ -67,7 +67,6 @@ export async function writeIndex(dir: string, content: IndexContent): Promise<vo
       putMap('keys.deletion', data.keys.deletion);
       putMap('keys.trigram', data.keys.trigram);
       putMap('keys.skeleton', data.keys.skeleton);
-      putMap('keys.variant', data.keys.variant);
       catalog.putSync(CATALOG_NAME_TABLES, content.tables);
       catalog.putSync(CATALOG_LEADERS, content.leaders);
     });

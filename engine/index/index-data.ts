@@ -13,9 +13,14 @@ import type { EntitySchema, ListCode, PepClass } from '../entity.js';
 /** Bumped whenever the stored layout changes; an index of another version is refused on open. */
 export const INDEX_FORMAT_VERSION = 1;
 
+/** The token occurs as two adjacent name tokens written together. */
 export const TOKEN_JOINED = 1;
+/** Romanised letter by letter from an abjad script. */
 export const TOKEN_ABJAD = 2;
+/** A generic organisation word. */
 export const TOKEN_SYMBOL = 4;
+/** The token occurs as a token of a name (not only as a joined pair). */
+export const TOKEN_REAL = 8;
 
 export const ENTITY_DECEASED = 1;
 
@@ -62,8 +67,6 @@ export interface KeyTables {
   readonly trigram: HashMultimap;
   /** consonant skeleton -> token ids */
   readonly skeleton: HashMultimap;
-  /** any member of a nickname / spelling-variant group -> token ids of the group's members */
-  readonly variant: HashMultimap;
 }
 
 export interface IndexData {

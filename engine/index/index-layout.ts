@@ -30,4 +30,4 @@ export const U32_ARRAYS = [
 export const U16_ARRAYS = ['names.source'] as const;
 export const U8_ARRAYS = ['tokens.flags', 'names.kind', 'entities.list', 'entities.schema', 'entities.flags', 'entities.pep'] as const;
 /** Hash multimaps, each stored as `<name>.keys`, `<name>.offsets`, `<name>.values`. */
-export const MULTIMAPS = ['tokens.byText', 'keys.phonetic', 'keys.deletion', 'keys.trigram', 'keys.skeleton', 'keys.variant'] as const;
+export const MULTIMAPS = ['tokens.byText', 'keys.phonetic', 'keys.deletion', 'keys.trigram', 'keys.skeleton'] as const;

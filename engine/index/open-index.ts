@@ -81,7 +81,6 @@ export function openIndex(dir: string): OpenIndex {
         deletion: multimap('keys.deletion'),
         trigram: multimap('keys.trigram'),
         skeleton: multimap('keys.skeleton'),
-        variant: multimap('keys.variant'),
       },
     };
     const catalog = env.openDB<unknown, string>({ name: DB.catalog, encoding: 'json' });

@@ -1,24 +1,66 @@
 /**
  * Name score: align the query's tokens with a candidate name's tokens and weigh what agrees.
  *
- * Tokens are paired one to one, greedily by descending similarity (word order does not matter);
- * then an unpaired token may pair with two adjacent unpaired tokens of the other side written
- * together ("Abdulrahman" / "Abdul Rahman"). The score is a weighted coverage of both sides:
+ * Tokens are paired one to one, greedily by descending similarity (word order does not matter); a
+ * token may also pair with two adjacent tokens of the other side written together ("Abdulrahman" /
+ * "Abdul Rahman"). With token weights w from inverse document frequency (token-weight.ts) and
+ * token similarities s (token-similarity.ts):
  *
- *   score = a * sum(s * w_query) / W_query  +  (1 - a) * sum(s * w_candidate) / W_candidate
+ *   base  = sum over pairs of s * (w_q + w_c)
+ *           / (sum over pairs of (w_q + w_c) + unmatchedCost * (weight of every unpaired token))
  *
- * with token weights from inverse document frequency (token-weight.ts). The query side counts more
- * (a = 0.7): a listed name with an extra middle name still matches a query without it, while a
- * query token the candidate lacks costs a lot. The factors sum to the score.
+ * An unpaired token (a middle name one side omits) costs half of what a paired one brings, on
+ * either side.
+ *
+ * Evidence: a name that matches imperfectly (a token unpaired, or paired by anything short of
+ * equality) must rest on enough identity. The evidence E is the query weight of the pairs, each
+ * counted by how much its kind of agreement proves (`evidenceOf`: equality fully, likeness by its
+ * similarity, a nickname less). Below the evidence the match needs (more when a token is left
+ * unpaired than when all are paired but some only alike), the score loses
+ * evidencePenalty * (1 - E / needed). "Maria Garcia" against "Maria Garcia Lopez", or
+ * "Emma Borg" against "Emily Bourke", has little evidence (common words, loosely alike); "Laurent
+ * Nkunda" against "Laurent Nkunda Mihigo" has plenty. A name equal token for token to the query
+ * needs no evidence: an exact namesake is always a match, however common the name.
+ * The factors' contributions sum to the score.
  */
 import type { TokenMatch, TokenRule } from './token-similarity.js';
 
 export const NAME_SCORE = Object.freeze({
-  /** share of the score given to covering the query (the rest: covering the candidate name) */
-  queryCoverage: 0.7,
+  /** cost of an unpaired token, relative to its weight */
+  unmatchedCost: 0.35,
+  /** evidence (IDF units of query weight) a match with an unpaired token needs for full credit */
+  partialEvidenceFull: 13,
+  /** evidence a match with every token paired, but not all equal, needs for full credit */
+  inexactEvidenceFull: 9,
+  /** most an imperfect match with no evidence loses */
+  evidencePenalty: 0.35,
   /** a merge of two adjacent tokens must agree at least this well */
   joinFloor: 0.9,
 });
+
+/** How much one pairing proves, by rule, relative to an equal token (see `evidenceOf`). */
+export const EVIDENCE = Object.freeze({
+  spelling: 0.9,
+  nickname: 0.75,
+  initial: 0.3,
+});
+
+/** Share of a token's weight a pairing proves: all for equality, its similarity for likeness. */
+export function evidenceOf(rule: TokenRule, similarity: number): number {
+  switch (rule) {
+    case 'exact':
+    case 'synonym':
+      return 1;
+    case 'spelling':
+      return EVIDENCE.spelling;
+    case 'nickname':
+      return EVIDENCE.nickname;
+    case 'initial':
+      return EVIDENCE.initial;
+    default:
+      return similarity;
+  }
+}
 
 export interface AlignSide {
   readonly texts: readonly string[];
@@ -27,11 +69,14 @@ export interface AlignSide {
 }
 
 export interface NameFactor {
-  readonly rule: TokenRule | 'unmatched_query_token' | 'unmatched_candidate_token';
+  readonly rule: TokenRule | 'unmatched_query_token' | 'unmatched_candidate_token' | 'weak_evidence';
   readonly contribution: number;
   readonly similarity?: number;
   readonly query?: string;
   readonly candidate?: string;
+  /** identity weights (IDF) of the query and candidate tokens involved */
+  readonly queryWeight?: number;
+  readonly candidateWeight?: number;
 }
 
 export interface Alignment {
@@ -44,10 +89,14 @@ export interface Alignment {
 export type PairSimilarity = (i: number, j: number) => TokenMatch;
 export type TextSimilarity = (q: string, c: string, abjad: boolean) => TokenMatch;
 
+/** A candidate pairing: query tokens [i, i + qn) with candidate tokens [j, j + cn), qn and cn 1 or 2. */
 interface Pair {
   i: number;
+  qn: number;
   j: number;
+  cn: number;
   s: number;
+  rule: TokenRule;
 }
 
 function sum(xs: readonly number[]): number {
@@ -56,86 +105,111 @@ function sum(xs: readonly number[]): number {
   return t;
 }
 
+/** Cheap test before comparing a joined pair: same first letter, lengths within two characters. */
+function joinable(a: string, b: string): boolean {
+  return a.charCodeAt(0) === b.charCodeAt(0) && Math.abs(a.length - b.length) <= 2;
+}
+
 export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, textSim: TextSimilarity): Alignment {
   const n = q.texts.length;
   const m = c.texts.length;
   const wq = sum(q.weights);
   const wc = sum(c.weights);
   if (n === 0 || m === 0 || wq === 0 || wc === 0) return { score: 0, factors: [], matchedQueryWeight: 0 };
-  const a = NAME_SCORE.queryCoverage;
 
   const pairs: Pair[] = [];
-  const rules = new Map<number, TokenRule>();
+  let allExact = true;
   for (let i = 0; i < n; i++) {
+    let exact = false;
     for (let j = 0; j < m; j++) {
       const t = pairSim(i, j);
-      if (t.similarity > 0) {
-        pairs.push({ i, j, s: t.similarity });
-        rules.set(i * 64 + j, t.rule);
+      if (t.similarity > 0) pairs.push({ i, qn: 1, j, cn: 1, s: t.similarity, rule: t.rule });
+      if (t.similarity === 1) exact = true;
+    }
+    if (!exact) allExact = false;
+  }
+  // Joined pairs ("abdulrahman" / "abdul rahman") compete with single pairs, so a merge is not
+  // pre-empted by a weaker single pairing. Skipped when every query token already has an equal.
+  if (!allExact) {
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j + 1 < m; j++) {
+        const joined = c.texts[j]! + c.texts[j + 1]!;
+        if (!joinable(q.texts[i]!, joined)) continue;
+        const t = textSim(q.texts[i]!, joined, q.abjad[i]! || c.abjad[j]! || c.abjad[j + 1]!);
+        if (t.similarity >= NAME_SCORE.joinFloor) pairs.push({ i, qn: 1, j, cn: 2, s: t.similarity, rule: 'joined' });
+      }
+    }
+    for (let i = 0; i + 1 < n; i++) {
+      const joined = q.texts[i]! + q.texts[i + 1]!;
+      for (let j = 0; j < m; j++) {
+        if (!joinable(joined, c.texts[j]!)) continue;
+        const t = textSim(joined, c.texts[j]!, q.abjad[i]! || q.abjad[i + 1]! || c.abjad[j]!);
+        if (t.similarity >= NAME_SCORE.joinFloor) pairs.push({ i, qn: 2, j, cn: 1, s: t.similarity, rule: 'joined' });
       }
     }
   }
-  // Ties go to the heavier query token, then to the earlier positions, so the result is deterministic.
-  pairs.sort((x, y) => y.s - x.s || q.weights[y.i]! - q.weights[x.i]! || x.i - y.i || x.j - y.j);
+  // Best similarity first; then the pairing covering more query weight (a merge beats a single
+  // token at equal similarity); then earlier positions, so the result is deterministic.
+  const qWeightOf = (p: Pair): number => q.weights[p.i]! + (p.qn === 2 ? q.weights[p.i + 1]! : 0);
+  pairs.sort((x, y) => y.s - x.s || qWeightOf(y) - qWeightOf(x) || x.i - y.i || x.j - y.j);
 
   const qUsed = new Array<boolean>(n).fill(false);
   const cUsed = new Array<boolean>(m).fill(false);
-  const factors: NameFactor[] = [];
-  let score = 0;
-  let matchedQueryWeight = 0;
-  const take = (qi: readonly number[], cj: readonly number[], s: number, rule: TokenRule): void => {
+  const taken: { p: Pair; weight: number; qw: number; qTexts: string[]; cTexts: string[] }[] = [];
+  let pairedWeight = 0;
+  let agreement = 0;
+  let evidence = 0;
+  let perfect = true;
+  for (const p of pairs) {
+    if (qUsed[p.i] || (p.qn === 2 && qUsed[p.i + 1]) || cUsed[p.j] || (p.cn === 2 && cUsed[p.j + 1])) continue;
     let qw = 0;
     let cw = 0;
-    for (const i of qi) {
-      qUsed[i] = true;
-      qw += q.weights[i]!;
+    const qTexts: string[] = [];
+    const cTexts: string[] = [];
+    for (let k = 0; k < p.qn; k++) {
+      qUsed[p.i + k] = true;
+      qw += q.weights[p.i + k]!;
+      qTexts.push(q.texts[p.i + k]!);
     }
-    for (const j of cj) {
-      cUsed[j] = true;
-      cw += c.weights[j]!;
+    for (let k = 0; k < p.cn; k++) {
+      cUsed[p.j + k] = true;
+      cw += c.weights[p.j + k]!;
+      cTexts.push(c.texts[p.j + k]!);
     }
-    const contribution = (a * s * qw) / wq + ((1 - a) * s * cw) / wc;
-    score += contribution;
-    matchedQueryWeight += s * qw;
-    factors.push({
-      rule,
-      contribution,
-      similarity: s,
-      query: qi.map((i) => q.texts[i]).join(' '),
-      candidate: cj.map((j) => c.texts[j]).join(' '),
-    });
-  };
-
-  for (const p of pairs) {
-    if (qUsed[p.i] || cUsed[p.j]) continue;
-    take([p.i], [p.j], p.s, rules.get(p.i * 64 + p.j)!);
+    taken.push({ p, weight: qw + cw, qw, qTexts, cTexts });
+    pairedWeight += qw + cw;
+    agreement += p.s * (qw + cw);
+    const proof = evidenceOf(p.rule, p.s);
+    if (proof < 1 || p.s < 1) perfect = false;
+    evidence += proof * qw;
   }
-
-  // Two adjacent unpaired tokens on one side against one unpaired token on the other.
-  for (let i = 0; i < n; i++) {
-    if (qUsed[i]) continue;
-    for (let j = 0; j + 1 < m; j++) {
-      if (cUsed[j] || cUsed[j + 1]) continue;
-      const t = textSim(q.texts[i]!, c.texts[j]! + c.texts[j + 1]!, q.abjad[i]! || c.abjad[j]! || c.abjad[j + 1]!);
-      if (t.similarity >= NAME_SCORE.joinFloor) {
-        take([i], [j, j + 1], t.similarity, 'joined');
-        break;
-      }
-    }
+  let unpairedWeight = 0;
+  for (let i = 0; i < n; i++) if (!qUsed[i]) unpairedWeight += q.weights[i]!;
+  for (let j = 0; j < m; j++) if (!cUsed[j]) unpairedWeight += c.weights[j]!;
+  const denominator = pairedWeight + NAME_SCORE.unmatchedCost * unpairedWeight;
+  if (denominator === 0 || taken.length === 0) {
+    const factors: NameFactor[] = [];
+    for (let i = 0; i < n; i++) factors.push({ rule: 'unmatched_query_token', contribution: 0, query: q.texts[i]! });
+    for (let j = 0; j < m; j++) factors.push({ rule: 'unmatched_candidate_token', contribution: 0, candidate: c.texts[j]! });
+    return { score: 0, factors, matchedQueryWeight: 0 };
   }
-  for (let j = 0; j < m; j++) {
-    if (cUsed[j]) continue;
-    for (let i = 0; i + 1 < n; i++) {
-      if (qUsed[i] || qUsed[i + 1]) continue;
-      const t = textSim(q.texts[i]! + q.texts[i + 1]!, c.texts[j]!, q.abjad[i]! || q.abjad[i + 1]! || c.abjad[j]!);
-      if (t.similarity >= NAME_SCORE.joinFloor) {
-        take([i, i + 1], [j], t.similarity, 'joined');
-        break;
-      }
-    }
+  const factors: NameFactor[] = taken.map(({ p, weight, qw, qTexts, cTexts }) => ({
+    rule: p.rule,
+    contribution: (p.s * weight) / denominator,
+    similarity: p.s,
+    query: qTexts.join(' '),
+    candidate: cTexts.join(' '),
+    queryWeight: qw,
+    candidateWeight: weight - qw,
+  }));
+  let score = agreement / denominator;
+  const needed = unpairedWeight > 0 ? NAME_SCORE.partialEvidenceFull : perfect ? 0 : NAME_SCORE.inexactEvidenceFull;
+  if (evidence < needed) {
+    const penalty = NAME_SCORE.evidencePenalty * (1 - evidence / needed);
+    score -= penalty;
+    factors.push({ rule: 'weak_evidence', contribution: -penalty });
   }
-
-  for (let i = 0; i < n; i++) if (!qUsed[i]) factors.push({ rule: 'unmatched_query_token', contribution: 0, query: q.texts[i]! });
-  for (let j = 0; j < m; j++) if (!cUsed[j]) factors.push({ rule: 'unmatched_candidate_token', contribution: 0, candidate: c.texts[j]! });
-  return { score: Math.min(1, score), factors, matchedQueryWeight };
+  for (let i = 0; i < n; i++) if (!qUsed[i]) factors.push({ rule: 'unmatched_query_token', contribution: 0, query: q.texts[i]!, queryWeight: q.weights[i]! });
+  for (let j = 0; j < m; j++) if (!cUsed[j]) factors.push({ rule: 'unmatched_candidate_token', contribution: 0, candidate: c.texts[j]!, candidateWeight: c.weights[j]! });
+  return { score: Math.max(0, Math.min(1, score)), factors, matchedQueryWeight: evidence };
 }

@@ -18,7 +18,7 @@
 import type { IndexData } from '../index/index-data.js';
 import { TOKEN_ABJAD, TOKEN_SYMBOL, nameTokens, postingsOf } from '../index/index-data.js';
 import { lookup } from '../index/hash-multimap.js';
-import type { NameTables } from '../text/name-tables.js';
+import { equivalentTokens, synonymKey, type NameTables } from '../text/name-tables.js';
 import { normalizeName } from '../text/normalize.js';
 import { deletionVariants, tokenPhoneticCodes, tokenSkeleton, tokenTrigrams, MIN_TRIGRAM_TOKEN } from '../text/token-keys.js';
 import type { MatchOptions } from '../options.js';
@@ -57,6 +57,26 @@ const MAX_TRIGRAM_POSTINGS = 20_000;
 const EXPANSION_CACHE_LIMIT = 100_000;
 const MAX_QUERY_TOKENS = 31;
 const NO_MATCH: TokenMatch = Object.freeze({ similarity: 0, rule: 'fuzzy' });
+
+/**
+ * Least share of the query weight a name must cover to possibly score `target` (align.ts): with a
+ * share c paired and the candidate's paired weight about equal to the query's, the best score is
+ * 2c / (2c + unmatchedCost * (1 - c)). Halved for safety: a candidate's tokens can outweigh the
+ * query's, and pruning must never lose a match; candidateLimit bounds the work instead.
+ */
+export function minimumCoverage(target: number): number {
+  if (target <= 0) return 0;
+  const l = NAME_SCORE.unmatchedCost;
+  return (0.5 * (target * l)) / (2 * (1 - target) + target * l);
+}
+
+/** A name's tokens as a set-like key, synonyms unified: what exactMatch compares. */
+export function exactKey(tokens: readonly string[], tables: NameTables): string {
+  return tokens
+    .map((t) => synonymKey(t, tables))
+    .sort()
+    .join(' ');
+}
 
 export class Matcher {
   private readonly acc: Float32Array;
@@ -134,6 +154,11 @@ export class Matcher {
     const ids = new Set<number>();
     const exact = this.tokenIdOf(q);
     if (exact !== undefined) ids.add(exact);
+    // Synonyms always (they are normalisation); spellings and nicknames when the option is on.
+    for (const t of equivalentTokens(q, this.tables, opts.nicknames && !opts.exactMatch)) {
+      const id = this.tokenIdOf(t);
+      if (id !== undefined) ids.add(id);
+    }
     if (!opts.exactMatch && q.length > 1) {
       const keys = this.index.keys;
       for (const id of lookup(keys.deletion, q)) ids.add(id);
@@ -143,7 +168,7 @@ export class Matcher {
       // deletion, phonetic and variant keys reach its other spellings, so the costlier trigram
       // scan runs only for unknown tokens (typos and rare spellings in the query).
       if (exact === undefined && q.length >= MIN_TRIGRAM_TOKEN) this.trigramNeighbours(q, opts.trigramFloor, ids);
-      if (opts.nicknames) for (const id of lookup(keys.variant, q)) ids.add(id);
+
       const skeleton = tokenSkeleton(q);
       if (skeleton !== undefined) {
         for (const id of lookup(keys.skeleton, skeleton)) {
@@ -242,8 +267,7 @@ export class Matcher {
       }
     });
 
-    const a = NAME_SCORE.queryCoverage;
-    const minCoverage = opts.exactMatch ? 0.999 : Math.max(0, (opts.threshold - (1 - a) - MAX_FACT_BONUS) / a);
+    const minCoverage = opts.exactMatch ? 0.999 : minimumCoverage(opts.threshold - MAX_FACT_BONUS);
     const floor = minCoverage * query.totalWeight;
     const entityOf = this.index.names.entity;
     const out: NameCandidate[] = [];
@@ -279,10 +303,8 @@ export class Matcher {
     const { opts, memo } = query;
     const qTexts = query.side.texts;
     const qAbjad = query.side.abjad;
-    if (opts.exactMatch) {
-      const a = [...qTexts].sort().join(' ');
-      const b = [...cSide.texts].sort().join(' ');
-      if (a !== b) return { score: 0, factors: [], matchedQueryWeight: 0 };
+    if (opts.exactMatch && exactKey(qTexts, this.tables) !== exactKey(cSide.texts, this.tables)) {
+      return { score: 0, factors: [], matchedQueryWeight: 0 };
     }
     return alignNames(
       query.side,

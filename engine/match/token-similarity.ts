@@ -7,9 +7,9 @@
 import { jaroWinkler } from '../metrics/jaro-winkler.js';
 import { consonantSkeleton } from '../metrics/consonant-skeleton.js';
 import { tokenPhoneticCodes } from '../text/token-keys.js';
-import type { NameTables } from '../text/name-tables.js';
+import { areNicknames, areSpellings, areSynonyms, type NameTables } from '../text/name-tables.js';
 
-export type TokenRule = 'exact' | 'nickname' | 'initial' | 'phonetic' | 'transliteration' | 'fuzzy' | 'joined';
+export type TokenRule = 'exact' | 'synonym' | 'spelling' | 'nickname' | 'initial' | 'phonetic' | 'transliteration' | 'fuzzy' | 'joined';
 
 export interface TokenMatch {
   readonly similarity: number;
@@ -17,20 +17,33 @@ export interface TokenMatch {
 }
 
 export const TOKEN_RULES = Object.freeze({
-  /** Interchangeable given names (Bob / Robert, Mohammed / Muhammad) */
-  nickname: 0.92,
+  /** Words that mean the same in a name (ltd / limited, bin / ibn) */
+  synonym: 1,
+  /** Latin spellings of one native name (Mohammed / Muhammad) */
+  spelling: 0.92,
+  /** A formal given name and its nickname (Robert / Bob) */
+  nickname: 0.88,
   /** A single letter against a name starting with it (J / John) */
   initial: 0.75,
   /** Same Double Metaphone code: raises Jaro-Winkler by this much ... */
   phoneticBonus: 0.1,
-  /** ... up to this value, so sounding alike never equals being spelt alike */
+  /** ... up to this value, so sounding alike never equals being spelt alike ... */
   phoneticCap: 0.93,
+  /** ... and only between tokens of similar length: the codes keep four sounds, so longer tokens
+   * that share their first four sounds would otherwise pass for one another. */
+  phoneticMaxLengthRatio: 1.25,
   /** Same consonant skeleton when one side was romanised from an abjad script */
   transliteration: 0.9,
+  /**
+   * Fuzzy agreement is Jaro-Winkler stretched away from 1 by this factor: 1 - k * (1 - JW). One
+   * typo in a long token stays close to 1; two different but similar names (Emma / Emily, Borg /
+   * Bourke) fall well below it, so two of them no longer add up to a match.
+   */
+  fuzzyStretch: 1.5,
   /** Below this, tokens do not match at all (a partial similarity of unrelated names is noise) */
-  floor: 0.8,
+  floor: 0.75,
   /** Short tokens (3 letters or fewer) need more: Jaro-Winkler is generous on them */
-  shortFloor: 0.88,
+  shortFloor: 0.85,
   shortLength: 3,
 });
 
@@ -42,15 +55,6 @@ export interface TokenCompareOptions {
 
 const NO_MATCH: TokenMatch = Object.freeze({ similarity: 0, rule: 'fuzzy' });
 const EXACT: TokenMatch = Object.freeze({ similarity: 1, rule: 'exact' });
-
-function shareGroup(a: string, b: string, tables: NameTables): boolean {
-  const ga = tables.groupsOfToken.get(a);
-  if (!ga) return false;
-  const gb = tables.groupsOfToken.get(b);
-  if (!gb) return false;
-  for (const x of ga) for (const y of gb) if (x === y) return true;
-  return false;
-}
 
 function sharePhonetic(a: string, b: string): boolean {
   const ca = tokenPhoneticCodes(a);
@@ -69,22 +73,31 @@ function isDigits(t: string): boolean {
  */
 export function compareTokens(q: string, c: string, abjad: boolean, opts: TokenCompareOptions, tables: NameTables): TokenMatch {
   if (q === c) return EXACT;
+  if (areSynonyms(q, c, tables)) return { similarity: TOKEN_RULES.synonym, rule: 'synonym' };
   if (opts.exactMatch) return NO_MATCH;
   if (isDigits(q) || isDigits(c)) return NO_MATCH; // numbers in names (vessels, companies) must agree exactly
   if (q.length === 1 || c.length === 1) {
     return q[0] === c[0] ? { similarity: TOKEN_RULES.initial, rule: 'initial' } : NO_MATCH;
   }
-  if (opts.nicknames && shareGroup(q, c, tables)) return { similarity: TOKEN_RULES.nickname, rule: 'nickname' };
+  if (opts.nicknames && areSpellings(q, c, tables)) return { similarity: TOKEN_RULES.spelling, rule: 'spelling' };
+  if (opts.nicknames && areNicknames(q, c, tables)) return { similarity: TOKEN_RULES.nickname, rule: 'nickname' };
 
   let best: TokenMatch = NO_MATCH;
   const jw = jaroWinkler(q, c);
-  if (jw > best.similarity) best = { similarity: jw, rule: 'fuzzy' };
-  if (opts.phonetic && jw + TOKEN_RULES.phoneticBonus > best.similarity && sharePhonetic(q, c)) {
-    const raised = Math.min(TOKEN_RULES.phoneticCap, jw + TOKEN_RULES.phoneticBonus);
+  const fuzzy = 1 - TOKEN_RULES.fuzzyStretch * (1 - jw);
+  if (fuzzy > best.similarity) best = { similarity: fuzzy, rule: 'fuzzy' };
+  const longer = Math.max(q.length, c.length);
+  const shorter = Math.min(q.length, c.length);
+  if (opts.phonetic && longer <= shorter * TOKEN_RULES.phoneticMaxLengthRatio && sharePhonetic(q, c)) {
+    const raised = Math.min(TOKEN_RULES.phoneticCap, fuzzy + TOKEN_RULES.phoneticBonus);
     if (raised > best.similarity) best = { similarity: raised, rule: 'phonetic' };
   }
-  if (abjad && best.similarity < TOKEN_RULES.transliteration && consonantSkeleton(q) === consonantSkeleton(c)) {
-    best = { similarity: TOKEN_RULES.transliteration, rule: 'transliteration' };
+  if (abjad && best.similarity < TOKEN_RULES.transliteration) {
+    const skeleton = consonantSkeleton(q);
+    // Two-consonant skeletons are shared by too many names to count on their own.
+    if (skeleton === consonantSkeleton(c) && (skeleton.length >= 3 || (skeleton.length === 2 && jw >= 0.7))) {
+      best = { similarity: TOKEN_RULES.transliteration, rule: 'transliteration' };
+    }
   }
   const floor = Math.min(q.length, c.length) <= TOKEN_RULES.shortLength ? TOKEN_RULES.shortFloor : TOKEN_RULES.floor;
   return best.similarity >= floor ? best : NO_MATCH;

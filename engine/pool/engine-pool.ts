@@ -17,8 +17,6 @@ export class EngineUnavailableError extends Error {
 
 export interface EnginePoolOptions {
   readonly threads?: number;
-  /** Bound on queued tasks; beyond it `run` waits for room instead of growing memory. */
-  readonly maxQueue?: number;
 }
 
 export class EnginePool {
@@ -30,13 +28,12 @@ export class EnginePool {
       filename: new URL('./worker.js', import.meta.url).href,
       minThreads: threads,
       maxThreads: threads,
-      maxQueue: opts.maxQueue ?? 'auto',
       idleTimeout: 60_000,
     });
   }
 
   get threads(): number {
-    return this.piscina.threads.length;
+    return Math.max(1, this.piscina.threads.length);
   }
 
   private async run(task: WorkerTask): Promise<Extract<WorkerReply, { ok: true }>> {
@@ -52,10 +49,26 @@ export class EnginePool {
     return first && first.kind === 'warm' ? first.version : '';
   }
 
+  /** Runs tasks with at most two per thread in flight, replies in task order. */
+  private async runAll(tasks: readonly WorkerTask[]): Promise<Extract<WorkerReply, { ok: true }>[]> {
+    const replies = new Array<Extract<WorkerReply, { ok: true }>>(tasks.length);
+    let next = 0;
+    const lanes = Math.max(1, Math.min(tasks.length, this.threads * 2));
+    await Promise.all(
+      Array.from({ length: lanes }, async () => {
+        while (next < tasks.length) {
+          const i = next++;
+          replies[i] = await this.run(tasks[i]!);
+        }
+      }),
+    );
+    return replies;
+  }
+
   async screen(indexDir: string, items: readonly ScreenItem[], chunk = DEFAULT_CHUNK): Promise<{ version: string; results: ItemResult<ScreeningOutcome>[] }> {
-    const parts: Promise<Extract<WorkerReply, { ok: true }>>[] = [];
-    for (let i = 0; i < items.length; i += chunk) parts.push(this.run({ kind: 'screen', indexDir, items: items.slice(i, i + chunk) }));
-    const replies = await Promise.all(parts);
+    const tasks: WorkerTask[] = [];
+    for (let i = 0; i < items.length; i += chunk) tasks.push({ kind: 'screen', indexDir, items: items.slice(i, i + chunk) });
+    const replies = await this.runAll(tasks);
     const results: ItemResult<ScreeningOutcome>[] = [];
     let version = '';
     for (const r of replies) {
@@ -68,10 +81,10 @@ export class EnginePool {
   }
 
   async compare(indexDir: string, items: readonly CompareItem[], chunk = DEFAULT_CHUNK): Promise<ItemResult<NameComparison>[]> {
-    const parts: Promise<Extract<WorkerReply, { ok: true }>>[] = [];
-    for (let i = 0; i < items.length; i += chunk) parts.push(this.run({ kind: 'compare', indexDir, items: items.slice(i, i + chunk) }));
+    const tasks: WorkerTask[] = [];
+    for (let i = 0; i < items.length; i += chunk) tasks.push({ kind: 'compare', indexDir, items: items.slice(i, i + chunk) });
     const results: ItemResult<NameComparison>[] = [];
-    for (const r of await Promise.all(parts)) if (r.kind === 'compare') results.push(...r.results);
+    for (const r of await this.runAll(tasks)) if (r.kind === 'compare') results.push(...r.results);
     return results;
   }
 

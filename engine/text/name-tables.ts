@@ -1,6 +1,11 @@
 /**
- * The name knowledge the normaliser and the key builder share: transliteration overrides, titles to
- * drop, organisation legal-form and term equivalences, and nickname / spelling-variant groups.
+ * The name knowledge the normaliser, the key builder and the token combiner share: transliteration
+ * overrides, titles to drop, multi-word phrases to contract, and three kinds of equivalence:
+ * - synonyms: words that mean the same in a name whatever the language (ltd / limited / ooo,
+ *   bank / banque / банк, bin / ibn / ben, abd al / abdul); always on, like normalisation;
+ * - spellings: Latin spellings of one native name (mohammed / muhammad / mohamed); all-to-all;
+ * - nicknames: a formal given name and its nicknames (robert / bob / rob); formal <-> nickname
+ *   only, never nickname <-> nickname (ella and ira are both short for elvira, not for each other).
  *
  * Built once by the index builder from the shipped name data and stored inside each index version,
  * so that a query is always normalised with exactly the tables its index was built with.
@@ -8,14 +13,18 @@
 export interface NameTablesData {
   /** Native-script token (lower case, marks removed) -> the Latin spelling most used for it. */
   readonly nativeToLatin: Readonly<Record<string, string>>;
-  /** Honorifics, titles and suffixes (normalised, single tokens) dropped from person names. */
+  /** Honorifics, titles and suffixes (normalised, single tokens) dropped at the ends of a name. */
   readonly dropTokens: readonly string[];
-  /** Normalised phrase ("limited liability company", "ooo") -> canonical token ("llc"). */
+  /** Normalised multi-word phrase ("limited liability company", "abd al") -> one token ("llc", "abdul"). */
   readonly phrases: Readonly<Record<string, string>>;
-  /** Canonical tokens that are generic organisation words (company, ltd, group): low identity weight. */
+  /** Groups of synonymous single words. */
+  readonly synonymGroups: readonly (readonly string[])[];
+  /** Generic organisation words (company, ltd, group, trading): low identity weight. */
   readonly symbolTokens: readonly string[];
-  /** Groups of interchangeable given names: nicknames (bob, robert) and spellings (mohammed, muhammad). */
-  readonly variantGroups: readonly (readonly string[])[];
+  /** Groups of spellings of one name. */
+  readonly spellingGroups: readonly (readonly string[])[];
+  /** [formal name, ...its nicknames] */
+  readonly nicknameGroups: readonly (readonly string[])[];
 }
 
 export interface NameTables {
@@ -24,32 +33,92 @@ export interface NameTables {
   readonly phrases: ReadonlyMap<string, string>;
   readonly maxPhraseTokens: number;
   readonly symbolTokens: ReadonlySet<string>;
-  /** token -> ids of the variant groups it belongs to */
-  readonly groupsOfToken: ReadonlyMap<string, readonly number[]>;
-  readonly variantGroups: readonly (readonly string[])[];
+  /** token -> synonym group ids */
+  readonly synonymsOf: ReadonlyMap<string, readonly number[]>;
+  /** token -> spelling group ids */
+  readonly spellingsOf: ReadonlyMap<string, readonly number[]>;
+  /** token -> tokens it is a nickname of, or whose nickname it is */
+  readonly nicknamePeers: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly data: NameTablesData;
+}
+
+function groupIndex(groups: readonly (readonly string[])[]): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  groups.forEach((group, id) => {
+    for (const token of group) {
+      const list = out.get(token);
+      if (list) {
+        if (list[list.length - 1] !== id) list.push(id);
+      } else out.set(token, [id]);
+    }
+  });
+  return out;
 }
 
 export function nameTablesFromData(data: NameTablesData): NameTables {
   const phrases = new Map(Object.entries(data.phrases));
   let maxPhraseTokens = 1;
   for (const key of phrases.keys()) maxPhraseTokens = Math.max(maxPhraseTokens, key.split(' ').length);
-  const groupsOfToken = new Map<string, number[]>();
-  data.variantGroups.forEach((group, id) => {
-    for (const token of group) {
-      const list = groupsOfToken.get(token);
-      if (list) list.push(id);
-      else groupsOfToken.set(token, [id]);
+  const nicknamePeers = new Map<string, Set<string>>();
+  const link = (a: string, b: string): void => {
+    let s = nicknamePeers.get(a);
+    if (!s) nicknamePeers.set(a, (s = new Set()));
+    s.add(b);
+  };
+  for (const [formal, ...nicks] of data.nicknameGroups) {
+    if (!formal) continue;
+    for (const n of nicks) {
+      link(formal, n);
+      link(n, formal);
     }
-  });
+  }
   return {
     nativeToLatin: new Map(Object.entries(data.nativeToLatin)),
     dropTokens: new Set(data.dropTokens),
     phrases,
     maxPhraseTokens,
     symbolTokens: new Set(data.symbolTokens),
-    groupsOfToken,
-    variantGroups: data.variantGroups,
+    synonymsOf: groupIndex(data.synonymGroups),
+    spellingsOf: groupIndex(data.spellingGroups),
+    nicknamePeers,
+    data,
   };
+}
+
+function shareAny(a: readonly number[] | undefined, b: readonly number[] | undefined): boolean {
+  if (!a || !b) return false;
+  for (const x of a) for (const y of b) if (x === y) return true;
+  return false;
+}
+
+export function areSynonyms(a: string, b: string, t: NameTables): boolean {
+  return shareAny(t.synonymsOf.get(a), t.synonymsOf.get(b));
+}
+
+export function areSpellings(a: string, b: string, t: NameTables): boolean {
+  return shareAny(t.spellingsOf.get(a), t.spellingsOf.get(b));
+}
+
+export function areNicknames(a: string, b: string, t: NameTables): boolean {
+  return t.nicknamePeers.get(a)?.has(b) ?? false;
+}
+
+/** Every token a lookup of `token` should also find: synonyms, spellings, nickname peers. */
+export function equivalentTokens(token: string, t: NameTables, withNames: boolean): string[] {
+  const out = new Set<string>();
+  for (const g of t.synonymsOf.get(token) ?? []) for (const x of t.data.synonymGroups[g]!) out.add(x);
+  if (withNames) {
+    for (const g of t.spellingsOf.get(token) ?? []) for (const x of t.data.spellingGroups[g]!) out.add(x);
+    for (const x of t.nicknamePeers.get(token) ?? []) out.add(x);
+  }
+  out.delete(token);
+  return [...out];
+}
+
+/** A token written the same way for every member of its synonym group (for exact-match comparison). */
+export function synonymKey(token: string, t: NameTables): string {
+  const g = t.synonymsOf.get(token);
+  return g && g.length > 0 ? `#${g[0]}` : token;
 }
 
 /** Empty tables: normalisation still works (transliteration by any-ascii alone). */
@@ -57,6 +126,8 @@ export const EMPTY_NAME_TABLES_DATA: NameTablesData = Object.freeze({
   nativeToLatin: {},
   dropTokens: [],
   phrases: {},
+  synonymGroups: [],
   symbolTokens: [],
-  variantGroups: [],
+  spellingGroups: [],
+  nicknameGroups: [],
 });

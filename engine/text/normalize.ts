@@ -12,8 +12,9 @@ import type { NameTables } from './name-tables.js';
 export interface NormalizedName {
   readonly tokens: readonly string[];
   /**
-   * Per token: true when the token was romanised letter by letter from an abjad script (Arabic,
-   * Hebrew, Syriac, Thaana), so its vowels are missing and only its consonant skeleton is reliable.
+   * Per token: true when the token was written in an abjad script (Arabic, Persian, Urdu, Hebrew,
+   * Syriac, Thaana): its romanisation is one of several, and when no table knew the word, its
+   * vowels are missing; its consonant skeleton is what compares reliably.
    */
   readonly abjad: readonly boolean[];
 }
@@ -57,9 +58,10 @@ function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
     return;
   }
   const bare = word.normalize('NFD').replace(MARKS, '').normalize('NFC').toLowerCase();
+  const abjad = ABJAD.test(word);
   const known = tables.nativeToLatin.get(bare);
   if (known !== undefined) {
-    out.push({ token: known, abjad: false });
+    out.push({ token: known, abjad });
     return;
   }
   if (HAN_OR_HANGUL.test(word)) {
@@ -71,13 +73,13 @@ function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
     }
     return;
   }
-  if (ABJAD.test(word)) {
+  if (abjad) {
     // The article is written joined to the noun (البغدادي = al-Baghdadi); Latin spellings separate it.
     if (bare.startsWith(ARABIC_ARTICLE) && bare.length > ARABIC_ARTICLE.length + 1) {
       const rest = bare.slice(ARABIC_ARTICLE.length);
       out.push({ token: 'al', abjad: false });
       const restKnown = tables.nativeToLatin.get(rest);
-      if (restKnown !== undefined) out.push({ token: restKnown, abjad: false });
+      if (restKnown !== undefined) out.push({ token: restKnown, abjad: true });
       else {
         const token = ascii(rest);
         if (token) out.push({ token, abjad: true });

@@ -9,7 +9,7 @@ import { consonantSkeleton } from '../metrics/consonant-skeleton.js';
 export const MIN_DELETION_TOKEN = 4;
 /** Tokens shorter than this get no trigram key: deletion variants already cover their typos. */
 export const MIN_TRIGRAM_TOKEN = 5;
-export const MIN_SKELETON = 2;
+export const MIN_SKELETON = 3;
 
 /** Phonetic codes, cached: a worker sees the same given names and surnames over and over. */
 const phoneticCache = new Map<string, string[]>();

@@ -1,0 +1,224 @@
+/**
+ * The development evaluation set, built from the shipped data with a fixed seed.
+ *
+ * Positives (a query and the listed entity it must find):
+ * - un_alias_good / un_alias_low: the UN's own graded aliases (eval/un_consolidated_individual_name_
+ *   variants.tsv), held out of the index, that are spelling variants of the entity's primary name;
+ * - un_original_script: the UN's original-script names (Arabic, Cyrillic, Chinese ...), held out,
+ *   so they must be found through transliteration alone;
+ * - ofac_alias: OFAC aliases of individuals (eval/ofac_sdn_individual_alias_pairs.tsv), held out,
+ *   that are spelling variants of the primary name;
+ * - generated variants of listed primary names from every list (variants.ts).
+ * Negatives: clean names, a common given name and a common surname of the same country
+ * (names/common-*-by-country.csv), minus exact namesakes of a listed name.
+ *
+ * "Spelling variant" (isSpellingVariant) separates other spellings of a name from different names
+ * (noms de guerre, company former names), which no name matcher can be expected to find: at least
+ * 60% of the alias tokens (and at least two, or all when fewer) have a counterpart in the primary
+ * name with the same first letter and Jaro-Winkler >= 0.75, or the same Double Metaphone code.
+ * Aliases that fail it are still reported, as `*_other_name`, for information.
+ */
+import path from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
+import type { CanonicalEntity, EntitySchema, ListCode } from '../../engine/entity.js';
+import { normalizeName, type NormalizedName } from '../../engine/text/normalize.js';
+import type { NameTables } from '../../engine/text/name-tables.js';
+import { jaroWinkler } from '../../engine/metrics/jaro-winkler.js';
+import { tokenPhoneticCodes } from '../../engine/text/token-keys.js';
+import { readSourceFile } from '../../index-builder/source-file.js';
+import { Prng } from './prng.js';
+import { alternative, dropMiddle, joinSplit, noise, reorder, typo, typo2, VARIANT_KINDS, type VariantKind } from './variants.js';
+
+export interface EvalCase {
+  readonly id: string;
+  readonly kind: 'positive' | 'negative';
+  readonly category: string;
+  readonly query: { readonly name: string; readonly entityType?: EntitySchema };
+  /**
+   * Entity ids of which the screen must return at least one (positives): the source record, and
+   * for held-out names every other record that listed the same name (the same person on another
+   * list).
+   */
+  readonly expect?: readonly string[];
+  /** the listed name the query was derived from */
+  readonly source?: string;
+}
+
+export interface EvalSet {
+  readonly cases: readonly EvalCase[];
+  /** sorted-token keys of the names held out of the evaluation index (removed from every entity) */
+  readonly holdOut: ReadonlySet<string>;
+}
+
+export const EVAL_SEED = 20261121;
+/** Sizes per category: large enough for a stable rate, small enough to run in CI in seconds. */
+export const EVAL_SIZES = Object.freeze({ ofacAlias: 1500, generatedPerList: { UN: 500, OFAC: 1200, UK: 600, EU: 300, KNOWLEDGEBASE: 1200 }, negatives: 5000 });
+
+function key(n: NormalizedName): string {
+  return n.tokens.join(' ');
+}
+
+function sortedKey(n: NormalizedName): string {
+  return [...n.tokens].sort().join(' ');
+}
+
+function tokensRelated(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (a[0] === b[0] && jaroWinkler(a, b) >= 0.75) return true;
+  const ca = tokenPhoneticCodes(a);
+  const cb = tokenPhoneticCodes(b);
+  return ca.some((x) => cb.includes(x));
+}
+
+export function isSpellingVariant(alias: NormalizedName, primary: NormalizedName): boolean {
+  const a = alias.tokens;
+  const p = primary.tokens;
+  if (a.length === 0 || p.length === 0) return false;
+  const matched = a.filter((t) => p.some((u) => tokensRelated(t, u))).length;
+  return matched / a.length >= 0.6 && matched >= Math.min(2, a.length, p.length);
+}
+
+async function readTsv(file: string): Promise<string[][]> {
+  const { bytes } = await readSourceFile(file, 'eval');
+  return bytes
+    .toString('utf8')
+    .split('\n')
+    .slice(1)
+    .filter((l) => l.trim())
+    .map((l) => l.split('\t'));
+}
+
+async function readCsvObjects(file: string): Promise<Record<string, string>[]> {
+  const { bytes } = await readSourceFile(file, 'names');
+  return parseCsv(bytes.toString('utf8').replace(/^\uFEFF/, ''), { columns: true, skip_empty_lines: true, relax_column_count: true }) as Record<string, string>[];
+}
+
+export async function buildEvalSet(entities: readonly CanonicalEntity[], tables: NameTables, dataDir: string): Promise<EvalSet> {
+  const rng = new Prng(EVAL_SEED);
+  const byId = new Map(entities.map((e) => [e.id, e]));
+  const cases: EvalCase[] = [];
+  const norm = (s: string): NormalizedName => normalizeName(s, tables);
+  // Who lists a name (normalised), across all lists, and which names are primary names.
+  const listedBy = new Map<string, string[]>();
+  const primaryKeys = new Set<string>();
+  for (const e of entities) {
+    e.names.forEach((nm, i) => {
+      const k = sortedKey(norm(nm.full));
+      if (i === 0) primaryKeys.add(k);
+      const ids = listedBy.get(k);
+      if (!ids) listedBy.set(k, [e.id]);
+      else if (!ids.includes(e.id)) ids.push(e.id);
+    });
+  }
+  const holdOut = new Set<string>();
+  /** Holds the name out of every record; returns the records it was on, the source first. */
+  const hold = (entityId: string, n: NormalizedName): string[] => {
+    const k = sortedKey(n);
+    holdOut.add(k);
+    return [entityId, ...(listedBy.get(k) ?? []).filter((id) => id !== entityId)];
+  };
+
+  // UN graded aliases and original-script names.
+  const un = await readTsv(path.join(dataDir, 'eval', 'un_consolidated_individual_name_variants.tsv.gz'));
+  let n = 0;
+  for (const [dataid, , , primary, variantKind, quality, variant] of un) {
+    if (!dataid || !primary || !variant) continue;
+    const entity = byId.get(`UN:${dataid}`);
+    if (!entity) continue;
+    const v = norm(variant);
+    // A name that is some record's primary name stays in the index (primary names are never held out).
+    if (v.tokens.length === 0 || primaryKeys.has(sortedKey(v))) continue;
+    let category: string;
+    if (variantKind === 'original_script') category = 'un_original_script';
+    else {
+      const grade = quality === 'Low' ? 'low' : 'good';
+      category = isSpellingVariant(v, norm(primary)) ? `un_alias_${grade}` : `un_alias_${grade}_other_name`;
+    }
+    const expect = hold(entity.id, v);
+    cases.push({ id: `un-${n++}`, kind: 'positive', category, query: { name: variant, entityType: 'person' }, expect, source: primary });
+  }
+
+  // OFAC aliases of individuals.
+  const ofac = rng.shuffle(await readTsv(path.join(dataDir, 'eval', 'ofac_sdn_individual_alias_pairs.tsv.gz')));
+  n = 0;
+  for (const [entNum, primary, , , alias] of ofac) {
+    if (n >= EVAL_SIZES.ofacAlias) break;
+    if (!entNum || !primary || !alias) continue;
+    const entity = byId.get(`OFAC:${entNum}`);
+    if (!entity) continue; // delisted since 2021
+    const v = norm(alias);
+    if (v.tokens.length === 0 || primaryKeys.has(sortedKey(v))) continue;
+    const expect = hold(entity.id, v);
+    const category = isSpellingVariant(v, norm(primary)) ? 'ofac_alias' : 'ofac_alias_other_name';
+    cases.push({ id: `ofac-${n++}`, kind: 'positive', category, query: { name: alias, entityType: 'person' }, expect, source: primary });
+  }
+
+  // Generated variants of primary names, per list.
+  const nicknamesOf = (w: string): string[] => [...(tables.nicknamePeers.get(w) ?? [])].sort();
+  const spellingsOf = (w: string): string[] => [...new Set((tables.spellingsOf.get(w) ?? []).flatMap((g) => tables.data.spellingGroups[g]!))].sort();
+  const generators: Record<VariantKind, (name: string) => string | undefined> = {
+    typo: (s) => typo(s, rng),
+    typo2: (s) => typo2(s, rng),
+    reorder: (s) => reorder(s),
+    drop_middle: (s) => dropMiddle(s, rng),
+    nickname: (s) => alternative(s, nicknamesOf, rng, false),
+    spelling: (s) => alternative(s, spellingsOf, rng, true),
+    join_split: (s) => joinSplit(s, rng),
+    noise: (s) => noise(s, rng),
+  };
+  n = 0;
+  for (const [list, size] of Object.entries(EVAL_SIZES.generatedPerList) as [ListCode, number][]) {
+    const pool = rng.shuffle(entities.filter((e) => e.list === list && e.names[0] && /\p{Script=Latin}/u.test(e.names[0].full)));
+    let made = 0;
+    for (const entity of pool) {
+      if (made >= size) break;
+      const primary = entity.names[0]!.full;
+      const kinds = rng.shuffle([...VARIANT_KINDS]);
+      for (const kind of kinds) {
+        if ((kind === 'drop_middle' || kind === 'nickname') && entity.schema !== 'person') continue;
+        const variant = generators[kind](primary);
+        if (!variant || key(norm(variant)) === key(norm(primary))) continue;
+        cases.push({
+          id: `gen-${n++}`,
+          kind: 'positive',
+          category: kind,
+          query: { name: variant, ...(entity.schema === 'person' ? { entityType: 'person' as const } : {}) },
+          expect: [entity.id],
+          source: primary,
+        });
+        made++;
+        break;
+      }
+    }
+  }
+
+  // Clean names: a common given name and surname of the same country, minus listed namesakes.
+  const listedKeys = new Set<string>();
+  for (const e of entities) for (const name of e.names) listedKeys.add(sortedKey(norm(name.full)));
+  const forenames = await readCsvObjects(path.join(dataDir, 'names', 'common-forenames-by-country.csv.gz'));
+  const surnames = await readCsvObjects(path.join(dataDir, 'names', 'common-surnames-by-country.csv.gz'));
+  const given = new Map<string, string[]>();
+  const family = new Map<string, string[]>();
+  const latin = (s: string | undefined): s is string => !!s && /^[\p{Script=Latin}\s'-]+$/u.test(s);
+  for (const r of forenames) if (latin(r['Romanized Name'])) (given.get(r['Country']!) ?? given.set(r['Country']!, []).get(r['Country']!)!).push(r['Romanized Name']);
+  for (const r of surnames) if (latin(r['Romanized Name'])) (family.get(r['Country']!) ?? family.set(r['Country']!, []).get(r['Country']!)!).push(r['Romanized Name']);
+  const countries = [...given.keys()].filter((c) => family.has(c)).sort();
+  const seen = new Set<string>();
+  let attempts = 0;
+  n = 0;
+  while (n < EVAL_SIZES.negatives && attempts++ < EVAL_SIZES.negatives * 20) {
+    const c = rng.pick(countries);
+    const name = `${rng.pick(given.get(c)!)} ${rng.pick(family.get(c)!)}`;
+    const k = sortedKey(norm(name));
+    if (seen.has(k) || listedKeys.has(k)) continue;
+    seen.add(k);
+    cases.push({ id: `neg-${n++}`, kind: 'negative', category: 'clean_name', query: { name, entityType: 'person' } });
+  }
+  return { cases, holdOut };
+}
+
+/** The entity with the held-out names removed (the evaluation index must not contain them). */
+export function withoutHeldOut(entity: CanonicalEntity, holdOut: ReadonlySet<string>, tables: NameTables): CanonicalEntity {
+  const names = entity.names.filter((nm, i) => i === 0 || !holdOut.has(sortedKey(normalizeName(nm.full, tables))));
+  return names.length === entity.names.length ? entity : { ...entity, names };
+}
