@@ -10,7 +10,7 @@ import { ENTITY_DECEASED, LIST_BY_CODE, PEP_BY_CODE, SCHEMA_BY_CODE } from './in
 import type { NameTables } from './text/name-tables.js';
 import { normalizeName } from './text/normalize.js';
 import { DEFAULT_MATCH_OPTIONS, withDefaults, type MatchOptions, type PepTier, type ScreeningContext, type Subject } from './options.js';
-import { Matcher, exactKey } from './match/matcher.js';
+import { KNOWN_TOKEN_DF, Matcher, exactKey } from './match/matcher.js';
 import { alignNames, type Alignment } from './match/align.js';
 import { compareTokens } from './match/token-similarity.js';
 import { entityFactors, MAX_FACT_BONUS } from './match/entity-facts.js';
@@ -159,18 +159,17 @@ export class Screener {
     const entityCount = Math.max(1, this.index.data.entities.count);
     const side = (name: string) => {
       const n = normalizeName(name, tables);
+      const ids = n.tokens.map((t) => this.matcher.tokenIdOf(t));
       return {
         texts: n.tokens,
         abjad: n.abjad,
-        weights: n.tokens.map((t) => {
-          const id = this.matcher.tokenIdOf(t);
-          return id === undefined ? idf(0, entityCount) : this.matcher.weightOf(id);
-        }),
+        weights: ids.map((id) => (id === undefined ? idf(0, entityCount) : this.matcher.weightOf(id))),
+        known: ids.map((id) => id !== undefined && this.index.data.tokens.df[id]! >= KNOWN_TOKEN_DF),
       };
     };
     const qa = side(a);
     const qb = side(b);
-    const cmp = (x: string, y: string, abjad: boolean) => compareTokens(x, y, abjad, opts, tables);
+    const cmp = (x: string, y: string, abjad: boolean) => compareTokens(x, y, abjad, opts, tables, this.matcher.isKnown(x) && this.matcher.isKnown(y));
     if (opts.exactMatch && exactKey(qa.texts, tables) !== exactKey(qb.texts, tables)) {
       return { score: 0, isMatch: false, factors: [] };
     }

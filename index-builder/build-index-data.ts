@@ -142,12 +142,12 @@ export function buildIndexData(entities: readonly CanonicalEntity[], tables: Nam
   const skeleton = new HashMultimapBuilder();
   dict.text.forEach((token, id) => {
     byText.add(token, id);
-    // A token seen only as two joined name tokens is found by exact lookup alone: fuzzy keys on it
-    // would let "victorpetrovich" pass for a misspelling of "victorovich".
-    if ((dict.flags[id]! & TOKEN_REAL) === 0) return;
-    for (const code of tokenPhoneticCodes(token)) phonetic.add(code, id);
     deletion.add(token, id);
     for (const v of deletionVariants(token)) deletion.add(v, id);
+    // A token seen only as two joined name tokens gets no sound or trigram keys: they would let
+    // "victorpetrovich" pass for a misspelling of "victorovich". One typo of it is still found.
+    if ((dict.flags[id]! & TOKEN_REAL) === 0) return;
+    for (const code of tokenPhoneticCodes(token)) phonetic.add(code, id);
     for (const g of tokenTrigrams(token)) trigram.add(g, id);
     const s = tokenSkeleton(token);
     if (s !== undefined) skeleton.add(s, id);

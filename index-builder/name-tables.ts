@@ -29,6 +29,16 @@ const TITLES_KEPT = new Set(['general', 'private', 'count', 'chair', 'director',
  * Groups of rigour's person_symbols that are parts of names (son of, father of, servant of, nobiliary
  * particles), not titles: they are kept, as synonyms of each other, never dropped.
  */
+/**
+ * Religious and scholarly titles written before names on the sanctions lists (the UN's and OFAC's
+ * Taliban and ISIL entries: "Mullah Fazlullah" is listed as "Maulana Fazlullah"), which rigour's
+ * prefix list lacks. Only words that are never a person's given name.
+ */
+const RELIGIOUS_TITLES: readonly string[] = ['Mullah', 'Mulla', 'Maulana', 'Mawlana', 'Maulvi', 'Mawlawi', 'Moulavi', 'Qari', 'Mufti', 'Ayatollah', 'Hojatoleslam'];
+
+/** Groups of rigour's person_symbols written after a name (generational and professional suffixes). */
+const PERSON_SUFFIXES: ReadonlySet<string> = new Set(['jr', 'sr', 'esq', 'md', 'dds', 'dvm', 'phd', 'cpa', 'cfa', 'cma', 'csa']);
+
 const NAME_PARTICLES: ReadonlySet<string> = new Set(['bin', 'bint', 'ould', 'abu', 'abul', 'abdul', 'umm', 'von', 'van', 'saint']);
 
 export interface NameTablesBuild {
@@ -167,23 +177,27 @@ export async function buildNameTables(namesDir: string, evalDir: string): Promis
     string,
     (string | number)[]
   >;
-  const drop = new Set<string>();
-  const addDrop = (text: string): void => {
+  const prefixes = new Set<string>();
+  const suffixes = new Set<string>();
+  const addTo = (set: Set<string>, text: string): void => {
     const tokens = asciiTokens(text, bare);
-    if (tokens.length === 1 && !TITLES_KEPT.has(tokens[0]!)) drop.add(tokens[0]!);
+    if (tokens.length === 1 && !TITLES_KEPT.has(tokens[0]!)) set.add(tokens[0]!);
   };
-  for (const p of stop['PERSON_NAME_PREFIXES'] ?? []) addDrop(String(p));
+  for (const p of stop['PERSON_NAME_PREFIXES'] ?? []) addTo(prefixes, String(p));
+  for (const p of RELIGIOUS_TITLES) addTo(prefixes, p);
   for (const [key, members] of Object.entries(symbols['person_symbols'] ?? {})) {
     if (NAME_PARTICLES.has(key)) continue;
-    addDrop(key);
-    for (const m of members ?? []) addDrop(String(m));
+    const set = PERSON_SUFFIXES.has(key) ? suffixes : prefixes;
+    addTo(set, key);
+    for (const m of members ?? []) addTo(set, String(m));
   }
   // A phrase that contracts to a title would otherwise survive as its contracted form.
-  for (const [phrase, canonical] of Object.entries(phrases)) if (drop.has(canonical)) delete phrases[phrase];
+  for (const [phrase, canonical] of Object.entries(phrases)) if (prefixes.has(canonical) || suffixes.has(canonical)) delete phrases[phrase];
 
   const data: NameTablesData = {
     nativeToLatin,
-    dropTokens: [...drop].sort(),
+    prefixTokens: [...prefixes].sort(),
+    suffixTokens: [...suffixes].sort(),
     phrases,
     synonymGroups,
     symbolTokens: [...symbolTokens].sort(),

@@ -29,13 +29,15 @@ export const NAME_SCORE = Object.freeze({
   /** cost of an unpaired token, relative to its weight */
   unmatchedCost: 0.35,
   /** evidence (IDF units of query weight) a match with an unpaired token needs for full credit */
-  partialEvidenceFull: 13,
+  partialEvidenceFull: 10.5,
   /** evidence a match with every token paired, but not all equal, needs for full credit */
-  inexactEvidenceFull: 9,
+  inexactEvidenceFull: 14,
+  /** share of the shorter name's weight that counts as all the evidence it can offer */
+  evidenceReach: 0.85,
   /** most an imperfect match with no evidence loses */
   evidencePenalty: 0.35,
-  /** a merge of two adjacent tokens must agree at least this well */
-  joinFloor: 0.9,
+  /** a merge of two adjacent tokens must agree at least this well, by spelling alone */
+  joinFloor: 0.95,
 });
 
 /** How much one pairing proves, by rule, relative to an equal token (see `evidenceOf`). */
@@ -43,7 +45,11 @@ export const EVIDENCE = Object.freeze({
   spelling: 0.9,
   nickname: 0.75,
   initial: 0.3,
+  /** likeness of a query token that is itself a known name part counts this share */
+  knownLikeness: 0.6,
 });
+
+const LIKENESS_RULES: ReadonlySet<TokenRule> = new Set(['fuzzy', 'phonetic', 'transliteration']);
 
 /** Share of a token's weight a pairing proves: all for equality, its similarity for likeness. */
 export function evidenceOf(rule: TokenRule, similarity: number): number {
@@ -66,6 +72,11 @@ export interface AlignSide {
   readonly texts: readonly string[];
   readonly weights: readonly number[];
   readonly abjad: readonly boolean[];
+  /**
+   * Per token: the token is itself a name part of several listed entities. Likeness to another
+   * token then proves less: "Agustina" is a name of its own, not a misspelling of "Agustin".
+   */
+  readonly known?: readonly boolean[];
 }
 
 export interface NameFactor {
@@ -77,6 +88,8 @@ export interface NameFactor {
   /** identity weights (IDF) of the query and candidate tokens involved */
   readonly queryWeight?: number;
   readonly candidateWeight?: number;
+  /** the query token is itself a name part of several listed entities */
+  readonly queryKnown?: boolean;
 }
 
 export interface Alignment {
@@ -104,6 +117,9 @@ function sum(xs: readonly number[]): number {
   for (const x of xs) t += x;
   return t;
 }
+
+/** Rules under which two tokens written together may stand for one: spelling, not sound or meaning. */
+const JOINABLE_RULES: ReadonlySet<TokenRule> = new Set(['exact', 'fuzzy']);
 
 /** Cheap test before comparing a joined pair: same first letter, lengths within two characters. */
 function joinable(a: string, b: string): boolean {
@@ -136,7 +152,7 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
         const joined = c.texts[j]! + c.texts[j + 1]!;
         if (!joinable(q.texts[i]!, joined)) continue;
         const t = textSim(q.texts[i]!, joined, q.abjad[i]! || c.abjad[j]! || c.abjad[j + 1]!);
-        if (t.similarity >= NAME_SCORE.joinFloor) pairs.push({ i, qn: 1, j, cn: 2, s: t.similarity, rule: 'joined' });
+        if (t.similarity >= NAME_SCORE.joinFloor && JOINABLE_RULES.has(t.rule)) pairs.push({ i, qn: 1, j, cn: 2, s: t.similarity, rule: 'joined' });
       }
     }
     for (let i = 0; i + 1 < n; i++) {
@@ -144,7 +160,7 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
       for (let j = 0; j < m; j++) {
         if (!joinable(joined, c.texts[j]!)) continue;
         const t = textSim(joined, c.texts[j]!, q.abjad[i]! || q.abjad[i + 1]! || c.abjad[j]!);
-        if (t.similarity >= NAME_SCORE.joinFloor) pairs.push({ i, qn: 2, j, cn: 1, s: t.similarity, rule: 'joined' });
+        if (t.similarity >= NAME_SCORE.joinFloor && JOINABLE_RULES.has(t.rule)) pairs.push({ i, qn: 2, j, cn: 1, s: t.similarity, rule: 'joined' });
       }
     }
   }
@@ -179,8 +195,9 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
     taken.push({ p, weight: qw + cw, qw, qTexts, cTexts });
     pairedWeight += qw + cw;
     agreement += p.s * (qw + cw);
-    const proof = evidenceOf(p.rule, p.s);
+    let proof = evidenceOf(p.rule, p.s);
     if (proof < 1 || p.s < 1) perfect = false;
+    if (LIKENESS_RULES.has(p.rule) && q.known?.[p.i] && (p.qn === 1 || q.known[p.i + 1])) proof *= EVIDENCE.knownLikeness;
     evidence += proof * qw;
   }
   let unpairedWeight = 0;
@@ -201,9 +218,19 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
     candidate: cTexts.join(' '),
     queryWeight: qw,
     candidateWeight: weight - qw,
+    ...(q.known?.[p.i] ? { queryKnown: true } : {}),
   }));
   let score = agreement / denominator;
-  const needed = unpairedWeight > 0 ? NAME_SCORE.partialEvidenceFull : perfect ? 0 : NAME_SCORE.inexactEvidenceFull;
+  // A short listed name cannot offer more evidence than its own weight: a one-word name with a
+  // typo needs the most that word can give, not what a three-word name could.
+  // (A partial match gets no such allowance: a one-word name met by one word of a longer query,
+  // "Thiago" in "Thiago Vasquez", is exactly the weak match the rule is for.)
+  const needed =
+    unpairedWeight > 0
+      ? NAME_SCORE.partialEvidenceFull
+      : perfect
+        ? 0
+        : Math.min(NAME_SCORE.evidenceReach * Math.min(wq, wc), NAME_SCORE.inexactEvidenceFull);
   if (evidence < needed) {
     const penalty = NAME_SCORE.evidencePenalty * (1 - evidence / needed);
     score -= penalty;

@@ -57,6 +57,8 @@ const MAX_TRIGRAM_POSTINGS = 20_000;
 const EXPANSION_CACHE_LIMIT = 100_000;
 const MAX_QUERY_TOKENS = 31;
 const NO_MATCH: TokenMatch = Object.freeze({ similarity: 0, rule: 'fuzzy' });
+/** A token found as a name part of at least this many entities is a known name in its own right. */
+export const KNOWN_TOKEN_DF = 3;
 
 /**
  * Least share of the query weight a name must cover to possibly score `target` (align.ts): with a
@@ -117,9 +119,15 @@ export class Matcher {
     return undefined;
   }
 
-  private compare(q: string, qAbjad: boolean, tokenId: number, opts: TokenCompareOptions): TokenMatch {
+  private compare(q: string, qAbjad: boolean, qKnown: boolean, tokenId: number, opts: TokenCompareOptions): TokenMatch {
     const abjad = qAbjad || (this.index.tokens.flags[tokenId]! & TOKEN_ABJAD) !== 0;
-    return compareTokens(q, this.index.tokens.text[tokenId]!, abjad, opts, this.tables);
+    const bothKnown = qKnown && this.index.tokens.df[tokenId]! >= KNOWN_TOKEN_DF;
+    return compareTokens(q, this.index.tokens.text[tokenId]!, abjad, opts, this.tables, bothKnown);
+  }
+
+  isKnown(text: string): boolean {
+    const id = this.tokenIdOf(text);
+    return id !== undefined && this.index.tokens.df[id]! >= KNOWN_TOKEN_DF;
   }
 
   private trigramNeighbours(q: string, floor: number, out: Set<number>): void {
@@ -177,8 +185,9 @@ export class Matcher {
       }
     }
     const out: Expansion[] = [];
+    const known = exact !== undefined && this.index.tokens.df[exact]! >= KNOWN_TOKEN_DF;
     for (const id of ids) {
-      const m = this.compare(q, abjad, id, opts);
+      const m = this.compare(q, abjad, known, id, opts);
       if (m.similarity > 0) out.push({ tokenId: id, similarity: m.similarity, rule: m.rule });
     }
     out.sort((a, b) => b.similarity - a.similarity || a.tokenId - b.tokenId);
@@ -195,10 +204,12 @@ export class Matcher {
     const memo = new Map<number, TokenMatch>();
     const expansions: Expansion[][] = [];
     const weights: number[] = [];
+    const known: boolean[] = [];
     texts.forEach((text, i) => {
       const list = this.expand(text, abjad[i]!, opts);
       for (const e of list) memo.set(e.tokenId * 32 + i, e);
       const exactId = list[0]?.rule === 'exact' ? list[0].tokenId : undefined;
+      known.push(exactId !== undefined && this.index.tokens.df[exactId]! >= KNOWN_TOKEN_DF);
       const best = list[0];
       // An unknown token is weighed as the rarest; a near-spelling of a known token as that token.
       weights.push(
@@ -224,7 +235,7 @@ export class Matcher {
     }
     let totalWeight = 0;
     for (const w of weights) totalWeight += w;
-    return { side: { texts, weights, abjad }, totalWeight, expansions, opts, memo };
+    return { side: { texts, weights, abjad, known }, totalWeight, expansions, opts, memo };
   }
 
   /**
@@ -314,12 +325,12 @@ export class Matcher {
         const key = tokenId * 32 + i;
         let m = memo.get(key);
         if (m === undefined) {
-          m = this.compare(qTexts[i]!, qAbjad[i]!, tokenId, opts);
+          m = this.compare(qTexts[i]!, qAbjad[i]!, query.side.known?.[i] ?? false, tokenId, opts);
           memo.set(key, m.similarity > 0 ? m : NO_MATCH);
         }
         return m;
       },
-      (q, c, abjad) => compareTokens(q, c, abjad, opts, this.tables),
+      (q, c, abjad) => compareTokens(q, c, abjad, opts, this.tables, this.isKnown(q) && this.isKnown(c)),
     );
   }
 }

@@ -42,15 +42,38 @@ export const TOKEN_RULES = Object.freeze({
   fuzzyStretch: 1.5,
   /** Below this, tokens do not match at all (a partial similarity of unrelated names is noise) */
   floor: 0.75,
-  /** Short tokens (3 letters or fewer) need more: Jaro-Winkler is generous on them */
-  shortFloor: 0.85,
-  shortLength: 3,
+  /**
+   * One typing error (a letter added, dropped, replaced, or two swapped) in a token of at least
+   * `oneEditMinLength` letters: Jaro-Winkler is harsh on short tokens ("levi" / "levj" = 0.88), so
+   * a single edit has its own floor. Not between two known name parts (Mila / Milan are two names).
+   */
+  oneEdit: 0.9,
+  oneEditMinLength: 4,
+  /** Short tokens (4 letters or fewer) need more: Jaro-Winkler is generous on them */
+  shortFloor: 0.88,
+  shortLength: 4,
+  /** Sounding alike says little about tokens shorter than this (Yang / Wang, Li / Lee) */
+  phoneticMinLength: 5,
 });
 
 export interface TokenCompareOptions {
   readonly exactMatch: boolean;
   readonly phonetic: boolean;
   readonly nicknames: boolean;
+}
+
+/** Damerau distance 1 (one insertion, deletion, substitution, or adjacent transposition). */
+export function oneEditApart(a: string, b: string): boolean {
+  const la = a.length;
+  const lb = b.length;
+  if (Math.abs(la - lb) > 1 || a === b) return false;
+  let i = 0;
+  while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (la === lb) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true; // substitution
+    return i + 1 < la && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2); // transposition
+  }
+  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
 }
 
 const NO_MATCH: TokenMatch = Object.freeze({ similarity: 0, rule: 'fuzzy' });
@@ -69,9 +92,10 @@ function isDigits(t: string): boolean {
 }
 
 /**
- * @param abjad true when either token was romanised letter by letter from an abjad script
+ * @param abjad true when either token was written in an abjad script
+ * @param bothKnown both tokens are name parts of several listed entities (see align.ts `known`)
  */
-export function compareTokens(q: string, c: string, abjad: boolean, opts: TokenCompareOptions, tables: NameTables): TokenMatch {
+export function compareTokens(q: string, c: string, abjad: boolean, opts: TokenCompareOptions, tables: NameTables, bothKnown = false): TokenMatch {
   if (q === c) return EXACT;
   if (areSynonyms(q, c, tables)) return { similarity: TOKEN_RULES.synonym, rule: 'synonym' };
   if (opts.exactMatch) return NO_MATCH;
@@ -88,7 +112,10 @@ export function compareTokens(q: string, c: string, abjad: boolean, opts: TokenC
   if (fuzzy > best.similarity) best = { similarity: fuzzy, rule: 'fuzzy' };
   const longer = Math.max(q.length, c.length);
   const shorter = Math.min(q.length, c.length);
-  if (opts.phonetic && longer <= shorter * TOKEN_RULES.phoneticMaxLengthRatio && sharePhonetic(q, c)) {
+  if (!bothKnown && best.similarity < TOKEN_RULES.oneEdit && shorter >= TOKEN_RULES.oneEditMinLength && oneEditApart(q, c)) {
+    best = { similarity: TOKEN_RULES.oneEdit, rule: 'fuzzy' };
+  }
+  if (opts.phonetic && shorter >= TOKEN_RULES.phoneticMinLength && longer <= shorter * TOKEN_RULES.phoneticMaxLengthRatio && sharePhonetic(q, c)) {
     const raised = Math.min(TOKEN_RULES.phoneticCap, fuzzy + TOKEN_RULES.phoneticBonus);
     if (raised > best.similarity) best = { similarity: raised, rule: 'phonetic' };
   }

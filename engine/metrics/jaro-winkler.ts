@@ -56,7 +56,10 @@ export function jaro(a: string, b: string): number {
     k++;
   }
   const m = matches;
-  return (m / la + m / lb + (m - transpositions / 2) / m) / 3;
+  // Half the transpositions, rounded down: Winkler's strcmp95 (`N_trans = N_trans / 2` on an int)
+  // and talisman both use the integer half.
+  const t = (transpositions / 2) | 0;
+  return (m / la + m / lb + (m - t) / m) / 3;
 }
 
 export function jaroWinkler(a: string, b: string): number {

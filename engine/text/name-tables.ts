@@ -13,8 +13,10 @@
 export interface NameTablesData {
   /** Native-script token (lower case, marks removed) -> the Latin spelling most used for it. */
   readonly nativeToLatin: Readonly<Record<string, string>>;
-  /** Honorifics, titles and suffixes (normalised, single tokens) dropped at the ends of a name. */
-  readonly dropTokens: readonly string[];
+  /** Titles and honorifics (normalised, single tokens) dropped at the start of a name. */
+  readonly prefixTokens: readonly string[];
+  /** Generational and professional suffixes (jr, sr, phd) dropped at the end of a name. */
+  readonly suffixTokens: readonly string[];
   /** Normalised multi-word phrase ("limited liability company", "abd al") -> one token ("llc", "abdul"). */
   readonly phrases: Readonly<Record<string, string>>;
   /** Groups of synonymous single words. */
@@ -29,7 +31,8 @@ export interface NameTablesData {
 
 export interface NameTables {
   readonly nativeToLatin: ReadonlyMap<string, string>;
-  readonly dropTokens: ReadonlySet<string>;
+  readonly prefixTokens: ReadonlySet<string>;
+  readonly suffixTokens: ReadonlySet<string>;
   readonly phrases: ReadonlyMap<string, string>;
   readonly maxPhraseTokens: number;
   readonly symbolTokens: ReadonlySet<string>;
@@ -74,7 +77,8 @@ export function nameTablesFromData(data: NameTablesData): NameTables {
   }
   return {
     nativeToLatin: new Map(Object.entries(data.nativeToLatin)),
-    dropTokens: new Set(data.dropTokens),
+    prefixTokens: new Set(data.prefixTokens),
+    suffixTokens: new Set(data.suffixTokens),
     phrases,
     maxPhraseTokens,
     symbolTokens: new Set(data.symbolTokens),
@@ -124,7 +128,8 @@ export function synonymKey(token: string, t: NameTables): string {
 /** Empty tables: normalisation still works (transliteration by any-ascii alone). */
 export const EMPTY_NAME_TABLES_DATA: NameTablesData = Object.freeze({
   nativeToLatin: {},
-  dropTokens: [],
+  prefixTokens: [],
+  suffixTokens: [],
   phrases: {},
   synonymGroups: [],
   symbolTokens: [],

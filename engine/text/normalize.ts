@@ -134,11 +134,12 @@ export function normalizeName(raw: string, tables: NameTables): NormalizedName {
     if (pieces.length >= MAX_NAME_TOKENS * 2) break;
   }
   pieces = canonicalisePhrases(pieces, tables);
-  // Titles are dropped only at the ends of a name: inside it, the same word may be a name part.
+  // Titles are dropped only before a name and suffixes only after it: elsewhere the same word may
+  // be a name part (Júnior as a Brazilian given name, Sheikh in the middle of a family name).
   let start = 0;
   let end = pieces.length;
-  while (end - start > 1 && tables.dropTokens.has(pieces[start]!.token)) start++;
-  while (end - start > 1 && tables.dropTokens.has(pieces[end - 1]!.token)) end--;
+  while (end - start > 1 && tables.prefixTokens.has(pieces[start]!.token)) start++;
+  while (end - start > 1 && tables.suffixTokens.has(pieces[end - 1]!.token)) end--;
   if (start > 0 || end < pieces.length) pieces = pieces.slice(start, end);
   if (pieces.length > MAX_NAME_TOKENS) pieces = pieces.slice(0, MAX_NAME_TOKENS);
   return { tokens: pieces.map((p) => p.token), abjad: pieces.map((p) => p.abjad) };

@@ -83,7 +83,8 @@ export async function parseUnXml(path: string, opts: UnOptions): Promise<ParsedL
       if (name === '') continue;
       const kind = aliasKind(text(alias, 'QUALITY'));
       bump(stats, kind === 'weak_alias' ? 'aliases_weak' : 'aliases_strong');
-      names.add(name, kind);
+      // The UN writes several spellings in one alias, separated by semicolons.
+      for (const part of name.split(/\s*;\s*/)) names.add(part, kind);
       // Some aliases carry the date and place of birth used with that identity.
       birthDates.push(normalizeIsoDate(text(alias, 'DATE_OF_BIRTH')));
       country(countryList, text(alias, 'COUNTRY_OF_BIRTH'), 'birth');
