@@ -26,9 +26,9 @@ const validateCompare = ajv.compile(compareLineSchema);
 function describe(errors: ErrorObject[] | null | undefined): string {
   const e = errors?.[0];
   if (!e) return 'invalid line';
-  const where = e.instancePath ? e.instancePath.slice(1) : e.params && 'missingProperty' in e.params ? String(e.params['missingProperty']) : '';
   if (e.keyword === 'additionalProperties') return `unknown field ${String(e.params['additionalProperty'])}`;
-  return `${where || 'line'} ${e.message ?? 'is invalid'}`;
+  if (e.keyword === 'required') return `missing field ${String(e.params['missingProperty'])}`;
+  return `${e.instancePath ? e.instancePath.slice(1) : 'line'} ${e.message ?? 'is invalid'}`;
 }
 
 function idOf(value: unknown): Id {
@@ -39,7 +39,14 @@ function idOf(value: unknown): Id {
   return null;
 }
 
-function parseScreenLine(line: string, lineNo: number): Parsed<ScreenItem> {
+/** Command-line flags applied to every line; a line's own fields override them. */
+export interface LineDefaults {
+  readonly options?: Partial<MatchOptions>;
+  readonly entityType?: EntitySchema;
+  readonly homeCountry?: string;
+}
+
+function parseScreenLine(line: string, lineNo: number, defaults: LineDefaults): Parsed<ScreenItem> {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -50,19 +57,20 @@ function parseScreenLine(line: string, lineNo: number): Parsed<ScreenItem> {
   if (!validateScreen(value)) return { id, error: { code: 'invalid_subject', detail: `line ${lineNo}: ${describe(validateScreen.errors)}` } };
   const v = value as Record<string, unknown>;
   if (typeof v['dob'] === 'string' && !isRealDate(v['dob'])) return { id, error: { code: 'invalid_subject', detail: `line ${lineNo}: dob is not a real date` } };
-  const options: Record<string, unknown> = {};
+  const options: Record<string, unknown> = { ...defaults.options };
   for (const k of MATCH_OPTION_KEYS) if (v[k] !== undefined) options[k] = v[k];
+  const entityType = (v['entityType'] as EntitySchema | undefined) ?? defaults.entityType;
   const subject = {
     name: v['name'] as string,
-    ...(v['entityType'] ? { entityType: v['entityType'] as EntitySchema } : {}),
+    ...(entityType ? { entityType } : {}),
     ...(v['dob'] ? { dob: v['dob'] as string } : {}),
     ...(v['country'] ? { country: (v['country'] as string).toUpperCase() } : {}),
   };
-  const homeCountry = typeof v['homeCountry'] === 'string' ? v['homeCountry'].toUpperCase() : undefined;
+  const homeCountry = typeof v['homeCountry'] === 'string' ? v['homeCountry'].toUpperCase() : defaults.homeCountry;
   return { id, item: { subject, options: options as Partial<MatchOptions>, ...(homeCountry ? { context: { homeCountry } } : {}) } };
 }
 
-function parseCompareLine(line: string, lineNo: number): Parsed<CompareItem> {
+function parseCompareLine(line: string, lineNo: number, defaults: LineDefaults): Parsed<CompareItem> {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -71,15 +79,23 @@ function parseCompareLine(line: string, lineNo: number): Parsed<CompareItem> {
   }
   const id = idOf(value);
   if (!validateCompare(value)) return { id, error: { code: 'invalid_pair', detail: `line ${lineNo}: ${describe(validateCompare.errors)}` } };
-  const v = value as { a: string; b: string };
-  return { id, item: { a: v.a, b: v.b } };
+  const v = value as { a: string; b: string; entityType?: EntitySchema };
+  const entityType = v.entityType ?? defaults.entityType;
+  return { id, item: { a: v.a, b: v.b, ...(defaults.options ? { options: defaults.options } : {}), ...(entityType ? { entityType } : {}) } };
 }
 
 async function write(out: Writable, text: string): Promise<void> {
   if (!out.write(text)) await once(out, 'drain');
 }
 
-export async function runJsonl(kind: 'screen' | 'compare', indexDir: string, pool: EnginePool, input: Readable, output: Writable): Promise<void> {
+export async function runJsonl(
+  kind: 'screen' | 'compare',
+  indexDir: string,
+  pool: EnginePool,
+  input: Readable,
+  output: Writable,
+  defaults: LineDefaults = {},
+): Promise<void> {
   const inFlight: Promise<string>[] = [];
   const maxInFlight = Math.max(2, pool.threads * 2);
   let chunk: Parsed<ScreenItem | CompareItem>[] = [];
@@ -118,7 +134,7 @@ export async function runJsonl(kind: 'screen' | 'compare', indexDir: string, poo
     lineNo++;
     const line = raw.trim();
     if (!line) continue;
-    chunk.push(kind === 'screen' ? parseScreenLine(line, lineNo) : parseCompareLine(line, lineNo));
+    chunk.push(kind === 'screen' ? parseScreenLine(line, lineNo, defaults) : parseCompareLine(line, lineNo, defaults));
     if (chunk.length >= CHUNK) await flush();
   }
   await flush();

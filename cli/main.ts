@@ -26,6 +26,7 @@ import { Screener } from '../engine/screener.js';
 import { EnginePool } from '../engine/pool/engine-pool.js';
 import { SCREEN_FLAGS, UsageError, entityTypeOf, optionsFromFlags } from './args.js';
 import { runJsonl } from './jsonl.js';
+import { isRealDate } from '../engine/dates.js';
 
 const USAGE = `usage:
   aml build-index [--from DIR | --download [--sources FILE]] [--as-of YYYY-MM-DD]
@@ -85,18 +86,37 @@ async function ensureIndex(): Promise<string> {
   return report.dir;
 }
 
+function threadsOf(value: string | undefined): number {
+  if (value === undefined) return os.availableParallelism();
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 256) throw new UsageError(`--threads: a whole number from 1 to 256, got ${value}`);
+  return n;
+}
+
 async function screenCommand(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
     options: { ...SCREEN_FLAGS, jsonl: { type: 'boolean' }, threads: { type: 'string' } },
   });
-  const dir = await ensureIndex();
+  // Everything the command line says is checked before the index is opened or built.
+  const options = optionsFromFlags(values);
+  const entityType = entityTypeOf(values.type);
+  const homeCountry = countryOf('--home-country', values['home-country']);
+  const country = countryOf('--country', values.country);
+  if (values.dob !== undefined && !isRealDate(values.dob)) throw new UsageError(`--dob: YYYY or YYYY-MM-DD, got ${values.dob}`);
   if (values.jsonl) {
-    const threads = values.threads ? Number(values.threads) : os.availableParallelism();
+    if (positionals.length > 0) throw new UsageError('screen --jsonl reads names from standard input, not from the command line');
+    const threads = threadsOf(values.threads);
+    const dir = await ensureIndex();
     const pool = new EnginePool({ threads });
     try {
-      await runJsonl('screen', dir, pool, process.stdin, process.stdout);
+      // Flags are the defaults of every line; a line's own fields win.
+      await runJsonl('screen', dir, pool, process.stdin, process.stdout, {
+        options,
+        ...(entityType ? { entityType } : {}),
+        ...(homeCountry ? { homeCountry } : {}),
+      });
     } finally {
       await pool.close();
     }
@@ -104,21 +124,27 @@ async function screenCommand(argv: string[]): Promise<void> {
   }
   const name = positionals.join(' ').trim();
   if (!name) throw new UsageError('screen: a NAME (or --jsonl)');
+  const dir = await ensureIndex();
   const index = openIndex(dir);
   try {
     const screener = new Screener(index);
-    const entityType = entityTypeOf(values.type);
     const subject = {
       name,
       ...(entityType ? { entityType } : {}),
       ...(values.dob ? { dob: values.dob } : {}),
-      ...(values.country ? { country: values.country.toUpperCase() } : {}),
+      ...(country ? { country } : {}),
     };
-    const outcome = screener.screen(subject, optionsFromFlags(values), values['home-country'] ? { homeCountry: values['home-country'].toUpperCase() } : {});
+    const outcome = screener.screen(subject, options, homeCountry ? { homeCountry } : {});
     process.stdout.write(JSON.stringify({ ...outcome, listVersion: index.meta.version }, null, 2) + '\n');
   } finally {
     await index.close();
   }
+}
+
+function countryOf(flag: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[A-Za-z]{2}$/.test(value)) throw new UsageError(`${flag}: an ISO 3166-1 alpha-2 code, got ${value}`);
+  return value.toUpperCase();
 }
 
 async function compareCommand(argv: string[]): Promise<void> {
@@ -127,21 +153,25 @@ async function compareCommand(argv: string[]): Promise<void> {
     allowPositionals: true,
     options: { type: { type: 'string' }, jsonl: { type: 'boolean' }, threads: { type: 'string' }, threshold: { type: 'string' } },
   });
-  const dir = await ensureIndex();
+  const options = optionsFromFlags(values);
+  const entityType = entityTypeOf(values.type);
   if (values.jsonl) {
-    const pool = new EnginePool({ threads: values.threads ? Number(values.threads) : os.availableParallelism() });
+    if (positionals.length > 0) throw new UsageError('compare --jsonl reads pairs from standard input, not from the command line');
+    const threads = threadsOf(values.threads);
+    const dir = await ensureIndex();
+    const pool = new EnginePool({ threads });
     try {
-      await runJsonl('compare', dir, pool, process.stdin, process.stdout);
+      await runJsonl('compare', dir, pool, process.stdin, process.stdout, { options, ...(entityType ? { entityType } : {}) });
     } finally {
       await pool.close();
     }
     return;
   }
   if (positionals.length !== 2) throw new UsageError('compare: two names, each quoted');
-  entityTypeOf(values.type);
+  const dir = await ensureIndex();
   const index = openIndex(dir);
   try {
-    const result = new Screener(index).compare(positionals[0]!, positionals[1]!, optionsFromFlags(values));
+    const result = new Screener(index).compare(positionals[0]!, positionals[1]!, options, entityType);
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
   } finally {
     await index.close();

@@ -6,6 +6,7 @@ export function isRealDate(value: string): boolean {
   const y = Number(m[1]);
   const mo = Number(m[2]);
   const d = Number(m[3]);
-  const date = new Date(Date.UTC(y, mo - 1, d));
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d); // Date.UTC maps years 0-99 to 1900-1999
   return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
 }

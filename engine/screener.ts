@@ -59,6 +59,11 @@ function roundFactor(f: Factor): Factor {
   return out as unknown as Factor;
 }
 
+/** Nicknames and given-name spellings are knowledge about people: "Bob Trading" is not "Robert Trading". */
+function forType(opts: MatchOptions, entityType: EntitySchema | undefined): MatchOptions {
+  return entityType && entityType !== 'person' && opts.nicknames ? { ...opts, nicknames: false } : opts;
+}
+
 export function pepTierOf(entity: CanonicalEntity, homeCountry: string | undefined): PepTier | undefined {
   const cls = entity.pep?.pepClass;
   if (cls === 'PEP3') return 'InternationalOrganization';
@@ -82,7 +87,7 @@ export class Screener {
   }
 
   screen(subject: Subject, options?: Partial<MatchOptions>, context: ScreeningContext = {}, adverseMedia: AdverseMediaInput = NOT_REQUESTED): ScreeningOutcome {
-    const opts = withDefaults(options);
+    const opts = forType(withDefaults(options), subject.entityType);
     const data = this.index.data;
     const query = this.matcher.prepare(subject.name, opts);
 
@@ -104,7 +109,7 @@ export class Screener {
     // Best name per entity.
     const best = new Map<number, { nameId: number; alignment: Alignment }>();
     for (const c of this.matcher.retrieve(query, accept)) {
-      const alignment = this.matcher.scoreName(query, c.nameId);
+      const alignment = this.matcher.scoreName(query, c.nameId, false);
       const prev = best.get(c.entityIdx);
       if (!prev || alignment.score > prev.alignment.score) best.set(c.entityIdx, { nameId: c.nameId, alignment });
     }
@@ -128,6 +133,8 @@ export class Screener {
       if (tierAllowed && entity.pep && (pepTier === undefined || !tierAllowed.has(pepTier))) continue;
       const deceased = (data.entities.flags[entityIdx]! & ENTITY_DECEASED) !== 0;
       const listedName = entity.names[data.names.source[nameId]!] ?? entity.names[0]!;
+      // Candidates were ranked on scores alone; the factors are built for the matches only.
+      const explained = this.matcher.scoreName(query, nameId, true);
       matches.push({
         entityId: entity.id,
         list: entity.list,
@@ -138,7 +145,7 @@ export class Screener {
         primaryName: entity.names[0]?.full ?? listedName.full,
         score: round4(score),
         nameScore: round4(alignment.score),
-        factors: [...alignment.factors, ...facts].map(roundFactor),
+        factors: [...explained.factors, ...facts].map(roundFactor),
         ...(entity.pep ? { pepClass: entity.pep.pepClass } : {}),
         ...(pepTier ? { pepTier } : {}),
         deceased,
@@ -152,9 +159,12 @@ export class Screener {
     return outcomeOf(matches, opts.resultCap, bestScore, opts.threshold, adverseMedia.status, adverseMedia.requested, this.rules);
   }
 
-  /** Name-to-name score with the index's token weights and tables (entity facts play no part). */
-  compare(a: string, b: string, options?: Partial<MatchOptions>): NameComparison {
-    const opts = withDefaults(options);
+  /**
+   * Name-to-name score with the index's token weights and tables (entity facts play no part).
+   * For organisations, vessels and aircraft the given-name rules (nicknames, spellings) are off.
+   */
+  compare(a: string, b: string, options?: Partial<MatchOptions>, entityType?: EntitySchema): NameComparison {
+    const opts = forType(withDefaults(options), entityType);
     const tables = this.index.tables;
     const entityCount = Math.max(1, this.index.data.entities.count);
     const side = (name: string) => {

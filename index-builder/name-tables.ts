@@ -36,6 +36,55 @@ const TITLES_KEPT = new Set(['general', 'private', 'count', 'chair', 'director',
  */
 const RELIGIOUS_TITLES: readonly string[] = ['Mullah', 'Mulla', 'Maulana', 'Mawlana', 'Maulvi', 'Mawlawi', 'Moulavi', 'Qari', 'Mufti', 'Ayatollah', 'Hojatoleslam'];
 
+/**
+ * Company legal forms, which the shipped rigour tables do not cover: each group is one kind of
+ * company (limited liability, joint-stock, limited, incorporated) in the forms and abbreviations
+ * the lists use across jurisdictions and transliterations (OOO and TOV are Russian and Ukrainian
+ * LLCs, AO/OAO/ZAO/PAO joint-stock companies). The first member is the group's key.
+ */
+const LEGAL_FORMS: Record<string, string[]> = {
+  llc: [
+    'limited liability company',
+    'ooo',
+    'obshchestvo s ogranichennoy otvetstvennostyu',
+    'tov',
+    'too',
+    'mchj',
+    'gmbh',
+    'sarl',
+    'srl',
+    'sro',
+    'sp z o o',
+    'spzoo',
+    'kft',
+    'doo',
+    'bv',
+    'bvba',
+  ],
+  jsc: [
+    'joint stock company',
+    'joint-stock company',
+    'ao',
+    'oao',
+    'zao',
+    'pao',
+    'pjsc',
+    'cjsc',
+    'ojsc',
+    'public joint stock company',
+    'closed joint stock company',
+    'open joint stock company',
+    'aktsionernoe obshchestvo',
+    'ag',
+    'nv',
+    'spa',
+    'plc',
+    'public limited company',
+  ],
+  ltd: ['limited', 'ltda', 'pte', 'pty'],
+  inc: ['incorporated'],
+};
+
 /** Groups of rigour's person_symbols written after a name (generational and professional suffixes). */
 const PERSON_SUFFIXES: ReadonlySet<string> = new Set(['jr', 'sr', 'esq', 'md', 'dds', 'dvm', 'phd', 'cpa', 'cfa', 'cma', 'csa']);
 
@@ -153,7 +202,7 @@ export async function buildNameTables(namesDir: string, evalDir: string): Promis
   const phrases: Record<string, string> = {};
   const symbolTokens = new Set<string>();
   const synonymGroups: string[][] = [];
-  const addSynonyms = (groups: YamlGroups | undefined, generic: boolean, only?: ReadonlySet<string>): void => {
+  const addSynonyms = (groups: YamlGroups | Record<string, string[]> | undefined, generic: boolean, only?: ReadonlySet<string>): void => {
     for (const [key, members] of Object.entries(groups ?? {})) {
       if (only && !only.has(key)) continue;
       const canonical = asciiTokens(key, bare).join('');
@@ -168,6 +217,7 @@ export async function buildNameTables(namesDir: string, evalDir: string): Promis
       if (words.size >= 2) synonymGroups.push([...words].sort());
     }
   };
+  addSynonyms(LEGAL_FORMS, true);
   addSynonyms(symbols['org_symbols'], true);
   addSynonyms(symbols['org_domains'], false);
   addSynonyms(symbols['person_symbols'], false, NAME_PARTICLES);

@@ -66,24 +66,56 @@ export class BuildLockedError extends Error {
   override readonly name = 'BuildLockedError';
 }
 
-/** One build at a time per root; a lock left by a dead process is taken over. */
+/**
+ * One build at a time per root; a lock left by a dead process is taken over.
+ *
+ * The lock is created with its content in one step (a temporary file holding the pid, hard-linked
+ * to the lock name), so no reader ever sees an empty lock; a stale lock is renamed away before it
+ * is removed, so of two processes taking it over only one wins.
+ */
 export function acquireBuildLock(root: string): () => void {
   fs.mkdirSync(root, { recursive: true });
   const file = path.join(root, LOCK_FILE);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
-      return () => fs.rmSync(file, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number(fs.readFileSync(file, 'utf8'));
-      if (Number.isInteger(holder) && holder > 0 && processAlive(holder)) {
-        throw new BuildLockedError(`another index build is running (pid ${holder})`);
+  const mine = `${file}.${process.pid}.${Date.now()}`;
+  fs.writeFileSync(mine, String(process.pid));
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        fs.linkSync(mine, file);
+        return () => {
+          // Release only a lock that is still ours.
+          if (readLockHolder(file) === process.pid) fs.rmSync(file, { force: true });
+        };
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        const holder = readLockHolder(file);
+        if (holder === 'gone') continue; // released between our attempt and our look
+        if (holder === undefined || processAlive(holder)) {
+          throw new BuildLockedError(`another index build is running (pid ${holder ?? 'unknown'})`);
+        }
+        const stale = `${file}.stale.${process.pid}.${attempt}`;
+        try {
+          fs.renameSync(file, stale);
+          fs.rmSync(stale, { force: true });
+        } catch (renameErr) {
+          if ((renameErr as NodeJS.ErrnoException).code !== 'ENOENT') throw renameErr;
+        }
       }
-      fs.rmSync(file, { force: true });
     }
+    throw new BuildLockedError('could not take the build lock');
+  } finally {
+    fs.rmSync(mine, { force: true });
   }
-  throw new BuildLockedError('could not take the build lock');
+}
+
+/** The pid in a lock file; 'gone' when there is none; undefined when unreadable (it then counts as held). */
+function readLockHolder(file: string): number | 'gone' | undefined {
+  try {
+    const pid = Number(fs.readFileSync(file, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'gone' : undefined;
+  }
 }
 
 export function stagingDir(root: string, version: string): string {

@@ -126,7 +126,11 @@ function joinable(a: string, b: string): boolean {
   return a.charCodeAt(0) === b.charCodeAt(0) && Math.abs(a.length - b.length) <= 2;
 }
 
-export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, textSim: TextSimilarity): Alignment {
+/**
+ * @param withFactors false when only the score is wanted (ranking candidates): the factors, with
+ *   their strings, are built only for the names that end up in a result.
+ */
+export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, textSim: TextSimilarity, withFactors = true): Alignment {
   const n = q.texts.length;
   const m = c.texts.length;
   const wq = sum(q.weights);
@@ -134,19 +138,24 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
   if (n === 0 || m === 0 || wq === 0 || wc === 0) return { score: 0, factors: [], matchedQueryWeight: 0 };
 
   const pairs: Pair[] = [];
-  let allExact = true;
+  let qExact = 0;
+  const cExact = new Array<boolean>(m).fill(false);
   for (let i = 0; i < n; i++) {
     let exact = false;
     for (let j = 0; j < m; j++) {
       const t = pairSim(i, j);
       if (t.similarity > 0) pairs.push({ i, qn: 1, j, cn: 1, s: t.similarity, rule: t.rule });
-      if (t.similarity === 1) exact = true;
+      if (t.similarity === 1) {
+        exact = true;
+        cExact[j] = true;
+      }
     }
-    if (!exact) allExact = false;
+    if (exact) qExact++;
   }
   // Joined pairs ("abdulrahman" / "abdul rahman") compete with single pairs, so a merge is not
-  // pre-empted by a weaker single pairing. Skipped when every query token already has an equal.
-  if (!allExact) {
+  // pre-empted by a weaker single pairing. Skipped only when every token on both sides already
+  // has an equal on the other.
+  if (qExact < n || !cExact.every(Boolean)) {
     for (let i = 0; i < n; i++) {
       for (let j = 0; j + 1 < m; j++) {
         const joined = c.texts[j]! + c.texts[j + 1]!;
@@ -176,6 +185,7 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
   let agreement = 0;
   let evidence = 0;
   let perfect = true;
+  let paired = 0;
   for (const p of pairs) {
     if (qUsed[p.i] || (p.qn === 2 && qUsed[p.i + 1]) || cUsed[p.j] || (p.cn === 2 && cUsed[p.j + 1])) continue;
     let qw = 0;
@@ -185,14 +195,15 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
     for (let k = 0; k < p.qn; k++) {
       qUsed[p.i + k] = true;
       qw += q.weights[p.i + k]!;
-      qTexts.push(q.texts[p.i + k]!);
+      if (withFactors) qTexts.push(q.texts[p.i + k]!);
     }
     for (let k = 0; k < p.cn; k++) {
       cUsed[p.j + k] = true;
       cw += c.weights[p.j + k]!;
-      cTexts.push(c.texts[p.j + k]!);
+      if (withFactors) cTexts.push(c.texts[p.j + k]!);
     }
-    taken.push({ p, weight: qw + cw, qw, qTexts, cTexts });
+    if (withFactors) taken.push({ p, weight: qw + cw, qw, qTexts, cTexts });
+    paired++;
     pairedWeight += qw + cw;
     agreement += p.s * (qw + cw);
     let proof = evidenceOf(p.rule, p.s);
@@ -204,12 +215,26 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
   for (let i = 0; i < n; i++) if (!qUsed[i]) unpairedWeight += q.weights[i]!;
   for (let j = 0; j < m; j++) if (!cUsed[j]) unpairedWeight += c.weights[j]!;
   const denominator = pairedWeight + NAME_SCORE.unmatchedCost * unpairedWeight;
-  if (denominator === 0 || taken.length === 0) {
+  if (denominator === 0 || paired === 0) {
+    if (!withFactors) return { score: 0, factors: [], matchedQueryWeight: 0 };
     const factors: NameFactor[] = [];
     for (let i = 0; i < n; i++) factors.push({ rule: 'unmatched_query_token', contribution: 0, query: q.texts[i]! });
     for (let j = 0; j < m; j++) factors.push({ rule: 'unmatched_candidate_token', contribution: 0, candidate: c.texts[j]! });
     return { score: 0, factors, matchedQueryWeight: 0 };
   }
+  // A short listed name cannot offer more evidence than its own weight: a one-word name with a
+  // typo needs the most that word can give, not what a three-word name could.
+  // (A partial match gets no such allowance: a one-word name met by one word of a longer query,
+  // "Thiago" in "Thiago Vasquez", is exactly the weak match the rule is for.)
+  // The needs add up as a maximum, so that leaving a token unpaired never lowers what an
+  // inexact pairing needs (an extra unrelated word must not raise a score).
+  const inexactNeed = perfect ? 0 : Math.min(NAME_SCORE.evidenceReach * Math.min(wq, wc), NAME_SCORE.inexactEvidenceFull);
+  const needed = unpairedWeight > 0 ? Math.max(NAME_SCORE.partialEvidenceFull, NAME_SCORE.inexactEvidenceFull) : inexactNeed;
+  const base = agreement / denominator;
+  // The penalty never takes the score below 0, so the factors always sum to the score.
+  const penalty = evidence < needed ? Math.min(base, NAME_SCORE.evidencePenalty * (1 - evidence / needed)) : 0;
+  const score = Math.min(1, base - penalty);
+  if (!withFactors) return { score, factors: [], matchedQueryWeight: evidence };
   const factors: NameFactor[] = taken.map(({ p, weight, qw, qTexts, cTexts }) => ({
     rule: p.rule,
     contribution: (p.s * weight) / denominator,
@@ -220,23 +245,8 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
     candidateWeight: weight - qw,
     ...(q.known?.[p.i] ? { queryKnown: true } : {}),
   }));
-  let score = agreement / denominator;
-  // A short listed name cannot offer more evidence than its own weight: a one-word name with a
-  // typo needs the most that word can give, not what a three-word name could.
-  // (A partial match gets no such allowance: a one-word name met by one word of a longer query,
-  // "Thiago" in "Thiago Vasquez", is exactly the weak match the rule is for.)
-  const needed =
-    unpairedWeight > 0
-      ? NAME_SCORE.partialEvidenceFull
-      : perfect
-        ? 0
-        : Math.min(NAME_SCORE.evidenceReach * Math.min(wq, wc), NAME_SCORE.inexactEvidenceFull);
-  if (evidence < needed) {
-    const penalty = NAME_SCORE.evidencePenalty * (1 - evidence / needed);
-    score -= penalty;
-    factors.push({ rule: 'weak_evidence', contribution: -penalty });
-  }
+  if (penalty > 0) factors.push({ rule: 'weak_evidence', contribution: -penalty });
   for (let i = 0; i < n; i++) if (!qUsed[i]) factors.push({ rule: 'unmatched_query_token', contribution: 0, query: q.texts[i]!, queryWeight: q.weights[i]! });
   for (let j = 0; j < m; j++) if (!cUsed[j]) factors.push({ rule: 'unmatched_candidate_token', contribution: 0, candidate: c.texts[j]!, candidateWeight: c.weights[j]! });
-  return { score: Math.max(0, Math.min(1, score)), factors, matchedQueryWeight: evidence };
+  return { score, factors, matchedQueryWeight: evidence };
 }

@@ -35,6 +35,7 @@ export type FactRule =
   | 'dob_exact'
   | 'dob_year'
   | 'dob_same_year_other_day'
+  | 'dob_near_other_day'
   | 'dob_mismatch'
   | 'country_match'
   | 'country_mismatch'
@@ -75,13 +76,17 @@ export function dobFactors(subjectDob: string | undefined, entityDates: readonly
     return [{ rule: 'dob_exact', contribution: FACT_RULES.dobExact, query: subjectDob, candidate: subjectFull }];
   }
   const tol = opts.dobYearTolerance;
-  const within = spans.find((s) => year >= s.from - tol && year <= s.to + tol);
-  if (within) {
-    const shown = within.full ?? (within.from === within.to ? String(within.from) : `${within.from}/${within.to}`);
-    // Two full dates that differ only in day or month: neither support nor contradiction (typos and
-    // day/month swaps are common), so the factor is shown with no contribution.
-    if (subjectFull && within.full) return [{ rule: 'dob_same_year_other_day', contribution: 0, query: subjectDob, candidate: shown }];
-    return [{ rule: 'dob_year', contribution: FACT_RULES.dobYear, query: subjectDob, candidate: shown }];
+  const within = spans.filter((s) => year >= s.from - tol && year <= s.to + tol);
+  if (within.length > 0) {
+    const shown = (s: YearSpan): string => s.full ?? (s.from === s.to ? String(s.from) : `${s.from}/${s.to}`);
+    // A year (or span) the entity is known by supports the match; two full dates that differ
+    // neither support nor contradict it (typos and day/month swaps are common), so that factor
+    // is shown with no contribution. The most supportive date decides.
+    const support = subjectFull ? within.find((s) => s.full === undefined) : within[0];
+    if (support) return [{ rule: 'dob_year', contribution: FACT_RULES.dobYear, query: subjectDob, candidate: shown(support) }];
+    const near = within[0]!;
+    const rule = near.from === year ? 'dob_same_year_other_day' : 'dob_near_other_day';
+    return [{ rule, contribution: 0, query: subjectDob, candidate: shown(near) }];
   }
   return [{ rule: 'dob_mismatch', contribution: -opts.dobMismatchPenalty, query: subjectDob, candidate: entityDates.join(', ') }];
 }

@@ -3,8 +3,7 @@
  *
  * 1. Each query token is expanded to dictionary tokens that may be the same name part: the token
  *    itself, one-deletion neighbours (typos), tokens sharing a Double Metaphone code, tokens
- *    sharing enough trigrams (trigramFloor; for tokens the dictionary does not know), nickname and
- *    spelling-variant group members, and, for
+ *    sharing enough trigrams (trigramFloor), nickname and spelling-variant group members, and, for
  *    tokens romanised from an abjad script, tokens with the same consonant skeleton. Each expansion
  *    is scored with the token combiner, so retrieval and scoring agree. Expansions are cached per
  *    worker: real traffic repeats its given names and surnames endlessly.
@@ -16,13 +15,13 @@
  * Scratch arrays sized to the index are allocated once per matcher and reused for every query.
  */
 import type { IndexData } from '../index/index-data.js';
-import { TOKEN_ABJAD, TOKEN_SYMBOL, nameTokens, postingsOf } from '../index/index-data.js';
+import { TOKEN_ABJAD, TOKEN_SYMBOL, nameTokens } from '../index/index-data.js';
 import { lookup } from '../index/hash-multimap.js';
 import { equivalentTokens, synonymKey, type NameTables } from '../text/name-tables.js';
 import { normalizeName } from '../text/normalize.js';
 import { deletionVariants, tokenPhoneticCodes, tokenSkeleton, tokenTrigrams, MIN_TRIGRAM_TOKEN } from '../text/token-keys.js';
 import type { MatchOptions } from '../options.js';
-import { compareTokens, type TokenCompareOptions, type TokenMatch, type TokenRule } from './token-similarity.js';
+import { compareProfiles, compareTokens, tokenProfile, type TokenCompareOptions, type TokenMatch, type TokenProfile, type TokenRule } from './token-similarity.js';
 import { idf, tokenWeight } from './token-weight.js';
 import { alignNames, NAME_SCORE, type Alignment, type AlignSide } from './align.js';
 import { MAX_FACT_BONUS } from './entity-facts.js';
@@ -35,6 +34,11 @@ export interface Expansion {
 
 export interface PreparedQuery {
   readonly side: AlignSide;
+  /**
+   * Per query token: its expansions were cut at MAX_EXPANSIONS, so a dictionary token missing
+   * from them may still be similar and must be compared; otherwise absence means no match.
+   */
+  readonly truncated: readonly boolean[];
   readonly totalWeight: number;
   /** per query token: expansions sorted by descending similarity (joined-pair expansions included) */
   readonly expansions: readonly (readonly Expansion[])[];
@@ -46,12 +50,16 @@ export interface PreparedQuery {
 export interface NameCandidate {
   readonly nameId: number;
   readonly entityIdx: number;
-  /** upper-bound estimate of the query coverage, 0..1 */
+  /** share of the query weight the name's tokens cover (similarity-weighted), 0..1 */
   readonly coverage: number;
+  /** the best name score the name could reach */
+  readonly bound: number;
 }
 
 /** Most expansions kept per query token: beyond this they are far-fetched and cost postings. */
-const MAX_EXPANSIONS = 48;
+const MAX_EXPANSIONS = 64;
+/** Margin added to the retrieval bound: pruning must not lose a name the alignment could pair differently. */
+const BOUND_SLACK = 0.03;
 /** Trigram postings longer than this are skipped: a trigram in tens of thousands of tokens selects nothing. */
 const MAX_TRIGRAM_POSTINGS = 20_000;
 const EXPANSION_CACHE_LIMIT = 100_000;
@@ -81,14 +89,24 @@ export function exactKey(tokens: readonly string[], tables: NameTables): string 
 }
 
 export class Matcher {
-  private readonly acc: Float32Array;
-  private readonly seen: Int32Array;
-  private readonly tokenSeen: Int32Array;
+  /**
+   * Per-name scratch, interleaved so one name's four values share a cache line (the postings walk
+   * touches names in no useful order): [seen query number, last query token stamp, query weight
+   * found (f32), name weight found (f32)].
+   */
+  private readonly scratchI: Int32Array;
+  private readonly scratchF: Float32Array;
   private readonly touched: Uint32Array;
+
+  /** identity weight per dictionary token, and per name the sum and the largest of its tokens' */
+  private readonly tokenWeights: Float32Array;
+  private readonly nameWeight: Float32Array;
+  private readonly nameMaxWeight: Float32Array;
   private readonly trigramCount: Uint16Array;
   private readonly trigramTouched: Uint32Array;
   private queryNo = 0;
   private readonly expansionCache = new Map<string, Expansion[]>();
+  private readonly profiles: (TokenProfile | undefined)[];
   private readonly entityCount: number;
   private readonly maxWeight: number;
 
@@ -97,20 +115,39 @@ export class Matcher {
     readonly tables: NameTables,
   ) {
     const names = index.names.entity.length;
-    this.acc = new Float32Array(names);
-    this.seen = new Int32Array(names);
-    this.tokenSeen = new Int32Array(names);
+    const scratch = new ArrayBuffer(names * 16);
+    this.scratchI = new Int32Array(scratch);
+    this.scratchF = new Float32Array(scratch);
     this.touched = new Uint32Array(names);
+
     this.trigramCount = new Uint16Array(index.tokens.text.length);
     this.trigramTouched = new Uint32Array(index.tokens.text.length);
     this.entityCount = Math.max(1, index.entities.count);
     this.maxWeight = idf(0, this.entityCount);
+    const t = index.tokens;
+    this.profiles = new Array<TokenProfile | undefined>(t.text.length);
+    this.tokenWeights = new Float32Array(t.text.length);
+    for (let id = 0; id < t.text.length; id++) {
+      this.tokenWeights[id] = tokenWeight(t.df[id]!, this.entityCount, (t.flags[id]! & TOKEN_SYMBOL) !== 0, t.text[id]!.length);
+    }
+    this.nameWeight = new Float32Array(names);
+    this.nameMaxWeight = new Float32Array(names);
+    for (let n = 0; n < names; n++) {
+      let sum = 0;
+      let max = 0;
+      for (const id of nameTokens(index, n)) {
+        const w = this.tokenWeights[id]!;
+        sum += w;
+        if (w > max) max = w;
+      }
+      this.nameWeight[n] = sum;
+      this.nameMaxWeight[n] = max;
+    }
   }
 
   /** Identity weight of a dictionary token. */
   weightOf(tokenId: number): number {
-    const t = this.index.tokens;
-    return tokenWeight(t.df[tokenId]!, this.entityCount, (t.flags[tokenId]! & TOKEN_SYMBOL) !== 0, t.text[tokenId]!.length);
+    return this.tokenWeights[tokenId]!;
   }
 
   tokenIdOf(text: string): number | undefined {
@@ -119,10 +156,20 @@ export class Matcher {
     return undefined;
   }
 
-  private compare(q: string, qAbjad: boolean, qKnown: boolean, tokenId: number, opts: TokenCompareOptions): TokenMatch {
+  /** Profile of a dictionary token, computed on first use and kept for the matcher's life. */
+  private profile(tokenId: number): TokenProfile {
+    let p = this.profiles[tokenId];
+    if (p === undefined) {
+      p = tokenProfile(this.index.tokens.text[tokenId]!, this.tables);
+      this.profiles[tokenId] = p;
+    }
+    return p;
+  }
+
+  private compare(qp: TokenProfile, qAbjad: boolean, qKnown: boolean, tokenId: number, opts: TokenCompareOptions): TokenMatch {
     const abjad = qAbjad || (this.index.tokens.flags[tokenId]! & TOKEN_ABJAD) !== 0;
     const bothKnown = qKnown && this.index.tokens.df[tokenId]! >= KNOWN_TOKEN_DF;
-    return compareTokens(q, this.index.tokens.text[tokenId]!, abjad, opts, this.tables, bothKnown);
+    return compareProfiles(qp, this.profile(tokenId), abjad, opts, bothKnown);
   }
 
   isKnown(text: string): boolean {
@@ -172,10 +219,8 @@ export class Matcher {
       for (const id of lookup(keys.deletion, q)) ids.add(id);
       for (const v of deletionVariants(q)) for (const id of lookup(keys.deletion, v)) ids.add(id);
       if (opts.phonetic) for (const code of tokenPhoneticCodes(q)) for (const id of lookup(keys.phonetic, code)) ids.add(id);
-      // Trigrams find spellings two or more edits away; for a token the index already knows, the
-      // deletion, phonetic and variant keys reach its other spellings, so the costlier trigram
-      // scan runs only for unknown tokens (typos and rare spellings in the query).
-      if (exact === undefined && q.length >= MIN_TRIGRAM_TOKEN) this.trigramNeighbours(q, opts.trigramFloor, ids);
+      // Trigrams find spellings two or more edits away that no other key reaches.
+      if (q.length >= MIN_TRIGRAM_TOKEN) this.trigramNeighbours(q, opts.trigramFloor, ids);
 
       const skeleton = tokenSkeleton(q);
       if (skeleton !== undefined) {
@@ -184,14 +229,16 @@ export class Matcher {
         }
       }
     }
-    const out: Expansion[] = [];
+    let out: Expansion[] = [];
     const known = exact !== undefined && this.index.tokens.df[exact]! >= KNOWN_TOKEN_DF;
+    const qp = exact !== undefined ? this.profile(exact) : tokenProfile(q, this.tables);
     for (const id of ids) {
-      const m = this.compare(q, abjad, known, id, opts);
+      const m = this.compare(qp, abjad, known, id, opts);
       if (m.similarity > 0) out.push({ tokenId: id, similarity: m.similarity, rule: m.rule });
     }
     out.sort((a, b) => b.similarity - a.similarity || a.tokenId - b.tokenId);
-    if (out.length > MAX_EXPANSIONS) out.length = MAX_EXPANSIONS;
+    // One past the limit marks the list as cut (see PreparedQuery.truncated).
+    if (out.length > MAX_EXPANSIONS) out = out.slice(0, MAX_EXPANSIONS + 1);
     if (this.expansionCache.size >= EXPANSION_CACHE_LIMIT) this.expansionCache.clear();
     this.expansionCache.set(key, out);
     return out;
@@ -205,8 +252,11 @@ export class Matcher {
     const expansions: Expansion[][] = [];
     const weights: number[] = [];
     const known: boolean[] = [];
+    const truncated: boolean[] = [];
     texts.forEach((text, i) => {
-      const list = this.expand(text, abjad[i]!, opts);
+      let list = this.expand(text, abjad[i]!, opts);
+      truncated.push(list.length > MAX_EXPANSIONS);
+      if (list.length > MAX_EXPANSIONS) list = list.slice(0, MAX_EXPANSIONS);
       for (const e of list) memo.set(e.tokenId * 32 + i, e);
       const exactId = list[0]?.rule === 'exact' ? list[0].tokenId : undefined;
       known.push(exactId !== undefined && this.index.tokens.df[exactId]! >= KNOWN_TOKEN_DF);
@@ -235,7 +285,7 @@ export class Matcher {
     }
     let totalWeight = 0;
     for (const w of weights) totalWeight += w;
-    return { side: { texts, weights, abjad, known }, totalWeight, expansions, opts, memo };
+    return { side: { texts, weights, abjad, known }, truncated, totalWeight, expansions, opts, memo };
   }
 
   /**
@@ -244,53 +294,84 @@ export class Matcher {
    */
   retrieve(query: PreparedQuery, accept: (entityIdx: number) => boolean): NameCandidate[] {
     const { opts } = query;
-    if (query.totalWeight === 0) return [];
+    const q = query.totalWeight;
+    if (q === 0) return [];
     this.queryNo++;
     if (this.queryNo >= 0x3ffffff) {
       this.queryNo = 1;
-      this.seen.fill(0);
-      this.tokenSeen.fill(0);
+      this.scratchI.fill(0);
     }
     const queryNo = this.queryNo;
-    const acc = this.acc;
-    const seen = this.seen;
-    const tokenSeen = this.tokenSeen;
+    const si = this.scratchI;
+    const sf = this.scratchF;
+    const offsets = this.index.postingOffsets;
+    const postings = this.index.postings;
+    const touchedList = this.touched;
+    const target = opts.exactMatch ? 1 : opts.threshold - MAX_FACT_BONUS;
+    const l = NAME_SCORE.unmatchedCost;
+    const texts = query.side.texts;
+    const weights = query.side.weights;
+
+    // Candidate-side weight a query token can bring: its heaviest expansion's (a joined token
+    // stands for two name tokens, bounded by twice the rarest possible weight).
+    const gainOf = (e: Expansion): number => (e.rule === 'joined' ? 2 * this.maxWeight : this.tokenWeights[e.tokenId]!);
+    const n = texts.length;
+    const heaviest = new Array<number>(n).fill(0);
+    for (let i = 0; i < n; i++) for (const e of query.expansions[i]!) heaviest[i] = Math.max(heaviest[i]!, gainOf(e));
+    // An initial retrieves nothing on its own; it still counts, optimistically, in every bound.
+    const skipped = texts.map((t) => t.length === 1);
+    let skipA = 0;
+    let skipY = 0;
+    for (let i = 0; i < n; i++) {
+      if (!skipped[i]) continue;
+      skipA += weights[i]!;
+      skipY += heaviest[i]!;
+    }
+
     let touched = 0;
-    query.expansions.forEach((list, i) => {
-      if (query.side.texts[i]!.length === 1) return; // an initial retrieves nothing on its own
-      const w = query.side.weights[i]!;
+    for (let i = 0; i < n; i++) {
+      if (skipped[i]) continue;
+      const w = weights[i]!;
       const stamp = queryNo * 32 + i;
-      for (const e of list) {
-        const postings = postingsOf(this.index, e.tokenId);
+      for (const e of query.expansions[i]!) {
         const gain = w * e.similarity;
-        for (let k = 0; k < postings.length; k++) {
-          const nameId = postings[k]!;
-          if (seen[nameId] !== queryNo) {
-            seen[nameId] = queryNo;
-            acc[nameId] = 0;
-            this.touched[touched++] = nameId;
+        const gainC = gainOf(e);
+        const end = offsets[e.tokenId + 1]!;
+        for (let k = offsets[e.tokenId]!; k < end; k++) {
+          const b = postings[k]! << 2;
+          if (si[b] !== queryNo) {
+            si[b] = queryNo;
+            sf[b + 2] = 0;
+            sf[b + 3] = 0;
+            touchedList[touched++] = b >> 2;
           }
-          if (tokenSeen[nameId] !== stamp) {
-            tokenSeen[nameId] = stamp;
-            acc[nameId]! += gain;
+          if (si[b + 1] !== stamp) {
+            si[b + 1] = stamp;
+            sf[b + 2]! += gain;
+            sf[b + 3]! += gainC;
           }
         }
       }
-    });
+    }
 
-    const minCoverage = opts.exactMatch ? 0.999 : minimumCoverage(opts.threshold - MAX_FACT_BONUS);
-    const floor = minCoverage * query.totalWeight;
     const entityOf = this.index.names.entity;
     const out: NameCandidate[] = [];
     for (let k = 0; k < touched; k++) {
-      const nameId = this.touched[k]!;
-      const v = acc[nameId]!;
-      if (v < floor) continue;
+      const nameId = touchedList[k]!;
+      const a = sf[(nameId << 2) + 2]! + skipA;
+      // Best score this name could reach (align.ts), each query token found pairing with the name
+      // token that found it: score <= (a + y) / ((1 - l)(a + y) + l(q + c)), a and y the query
+      // and name weights paired. (An alignment may pair a query token with another, heavier name
+      // token than the one that found it, so BOUND_SLACK keeps the bound on the safe side.)
+      const c = this.nameWeight[nameId]!;
+      const y = Math.min(c, sf[(nameId << 2) + 3]! + skipY);
+      const bound = (a + y) / ((1 - l) * (a + y) + l * (q + c)) + BOUND_SLACK;
+      if (bound < target) continue;
       const entityIdx = entityOf[nameId]!;
       if (!accept(entityIdx)) continue;
-      out.push({ nameId, entityIdx, coverage: Math.min(1, v / query.totalWeight) });
+      out.push({ nameId, entityIdx, coverage: Math.min(1, a / q), bound });
     }
-    out.sort((x, y) => y.coverage - x.coverage || x.nameId - y.nameId);
+    out.sort((x, y) => y.bound - x.bound || y.coverage - x.coverage || x.nameId - y.nameId);
     if (out.length > opts.candidateLimit) out.length = opts.candidateLimit;
     return out;
   }
@@ -302,13 +383,13 @@ export class Matcher {
     const abjad: boolean[] = [];
     for (const id of ids) {
       texts.push(this.index.tokens.text[id]!);
-      weights.push(this.weightOf(id));
+      weights.push(this.tokenWeights[id]!);
       abjad.push((this.index.tokens.flags[id]! & TOKEN_ABJAD) !== 0);
     }
     return { texts, weights, abjad };
   }
 
-  scoreName(query: PreparedQuery, nameId: number): Alignment {
+  scoreName(query: PreparedQuery, nameId: number, withFactors = true): Alignment {
     const ids = nameTokens(this.index, nameId);
     const cSide = this.candidateSide(nameId);
     const { opts, memo } = query;
@@ -325,12 +406,15 @@ export class Matcher {
         const key = tokenId * 32 + i;
         let m = memo.get(key);
         if (m === undefined) {
-          m = this.compare(qTexts[i]!, qAbjad[i]!, query.side.known?.[i] ?? false, tokenId, opts);
+          // Expansions hold every dictionary token similar to the query token (retrieval and
+          // scoring use the same keys); only a cut list needs a direct comparison.
+          m = query.truncated[i] ? this.compare(tokenProfile(qTexts[i]!, this.tables), qAbjad[i]!, query.side.known?.[i] ?? false, tokenId, opts) : NO_MATCH;
           memo.set(key, m.similarity > 0 ? m : NO_MATCH);
         }
         return m;
       },
       (q, c, abjad) => compareTokens(q, c, abjad, opts, this.tables, this.isKnown(q) && this.isKnown(c)),
+      withFactors,
     );
   }
 }

@@ -7,7 +7,7 @@
 import { jaroWinkler } from '../metrics/jaro-winkler.js';
 import { consonantSkeleton } from '../metrics/consonant-skeleton.js';
 import { tokenPhoneticCodes } from '../text/token-keys.js';
-import { areNicknames, areSpellings, areSynonyms, type NameTables } from '../text/name-tables.js';
+import type { NameTables } from '../text/name-tables.js';
 
 export type TokenRule = 'exact' | 'synonym' | 'spelling' | 'nickname' | 'initial' | 'phonetic' | 'transliteration' | 'fuzzy' | 'joined';
 
@@ -79,34 +79,59 @@ export function oneEditApart(a: string, b: string): boolean {
 const NO_MATCH: TokenMatch = Object.freeze({ similarity: 0, rule: 'fuzzy' });
 const EXACT: TokenMatch = Object.freeze({ similarity: 1, rule: 'exact' });
 
-function sharePhonetic(a: string, b: string): boolean {
-  const ca = tokenPhoneticCodes(a);
-  if (ca.length === 0) return false;
-  const cb = tokenPhoneticCodes(b);
-  for (const x of ca) for (const y of cb) if (x === y) return true;
-  return false;
+/**
+ * What the rules need to know about one token, computed once: a worker compares the same
+ * dictionary tokens against thousands of queries, so their group ids, sound codes and skeletons
+ * are looked up once per token, not once per comparison (STYLE.md 4).
+ */
+export interface TokenProfile {
+  readonly text: string;
+  readonly synonyms: readonly number[] | undefined;
+  readonly spellings: readonly number[] | undefined;
+  readonly nicknames: ReadonlySet<string> | undefined;
+  readonly codes: readonly string[];
+  readonly skeleton: string;
+  readonly digits: boolean;
 }
 
-function isDigits(t: string): boolean {
-  return /^[0-9]+$/.test(t);
+export function tokenProfile(text: string, tables: NameTables): TokenProfile {
+  return {
+    text,
+    synonyms: tables.synonymsOf.get(text),
+    spellings: tables.spellingsOf.get(text),
+    nicknames: tables.nicknamePeers.get(text),
+    codes: tokenPhoneticCodes(text),
+    skeleton: consonantSkeleton(text),
+    digits: /^[0-9]+$/.test(text),
+  };
+}
+
+function shareAny<T>(a: readonly T[] | undefined, b: readonly T[] | undefined): boolean {
+  if (!a || !b) return false;
+  for (const x of a) for (const y of b) if (x === y) return true;
+  return false;
 }
 
 /**
  * @param abjad true when either token was written in an abjad script
  * @param bothKnown both tokens are name parts of several listed entities (see align.ts `known`)
  */
-export function compareTokens(q: string, c: string, abjad: boolean, opts: TokenCompareOptions, tables: NameTables, bothKnown = false): TokenMatch {
+export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boolean, opts: TokenCompareOptions, bothKnown = false): TokenMatch {
+  const q = qp.text;
+  const c = cp.text;
   if (q === c) return EXACT;
-  if (areSynonyms(q, c, tables)) return { similarity: TOKEN_RULES.synonym, rule: 'synonym' };
+  if (shareAny(qp.synonyms, cp.synonyms)) return { similarity: TOKEN_RULES.synonym, rule: 'synonym' };
   if (opts.exactMatch) return NO_MATCH;
-  if (isDigits(q) || isDigits(c)) return NO_MATCH; // numbers in names (vessels, companies) must agree exactly
+  if (qp.digits || cp.digits) return NO_MATCH; // numbers in names (vessels, companies) must agree exactly
   if (q.length === 1 || c.length === 1) {
     return q[0] === c[0] ? { similarity: TOKEN_RULES.initial, rule: 'initial' } : NO_MATCH;
   }
-  if (opts.nicknames && areSpellings(q, c, tables)) return { similarity: TOKEN_RULES.spelling, rule: 'spelling' };
-  if (opts.nicknames && areNicknames(q, c, tables)) return { similarity: TOKEN_RULES.nickname, rule: 'nickname' };
-
+  // Every rule that applies is tried and the highest similarity wins: knowing that two spellings
+  // are one name must never make them count as less alike than their letters already show.
   let best: TokenMatch = NO_MATCH;
+  if (opts.nicknames && shareAny(qp.spellings, cp.spellings)) best = { similarity: TOKEN_RULES.spelling, rule: 'spelling' };
+  else if (opts.nicknames && qp.nicknames?.has(c)) best = { similarity: TOKEN_RULES.nickname, rule: 'nickname' };
+
   const jw = jaroWinkler(q, c);
   const fuzzy = 1 - TOKEN_RULES.fuzzyStretch * (1 - jw);
   if (fuzzy > best.similarity) best = { similarity: fuzzy, rule: 'fuzzy' };
@@ -115,17 +140,22 @@ export function compareTokens(q: string, c: string, abjad: boolean, opts: TokenC
   if (!bothKnown && best.similarity < TOKEN_RULES.oneEdit && shorter >= TOKEN_RULES.oneEditMinLength && oneEditApart(q, c)) {
     best = { similarity: TOKEN_RULES.oneEdit, rule: 'fuzzy' };
   }
-  if (opts.phonetic && shorter >= TOKEN_RULES.phoneticMinLength && longer <= shorter * TOKEN_RULES.phoneticMaxLengthRatio && sharePhonetic(q, c)) {
+  if (opts.phonetic && shorter >= TOKEN_RULES.phoneticMinLength && longer <= shorter * TOKEN_RULES.phoneticMaxLengthRatio && shareAny(qp.codes, cp.codes)) {
     const raised = Math.min(TOKEN_RULES.phoneticCap, fuzzy + TOKEN_RULES.phoneticBonus);
     if (raised > best.similarity) best = { similarity: raised, rule: 'phonetic' };
   }
   if (abjad && best.similarity < TOKEN_RULES.transliteration) {
-    const skeleton = consonantSkeleton(q);
+    const skeleton = qp.skeleton;
     // Two-consonant skeletons are shared by too many names to count on their own.
-    if (skeleton === consonantSkeleton(c) && (skeleton.length >= 3 || (skeleton.length === 2 && jw >= 0.7))) {
+    if (skeleton === cp.skeleton && (skeleton.length >= 3 || (skeleton.length === 2 && jw >= 0.7))) {
       best = { similarity: TOKEN_RULES.transliteration, rule: 'transliteration' };
     }
   }
-  const floor = Math.min(q.length, c.length) <= TOKEN_RULES.shortLength ? TOKEN_RULES.shortFloor : TOKEN_RULES.floor;
+  const floor = shorter <= TOKEN_RULES.shortLength ? TOKEN_RULES.shortFloor : TOKEN_RULES.floor;
   return best.similarity >= floor ? best : NO_MATCH;
+}
+
+/** compareProfiles for two plain tokens. */
+export function compareTokens(q: string, c: string, abjad: boolean, opts: TokenCompareOptions, tables: NameTables, bothKnown = false): TokenMatch {
+  return compareProfiles(tokenProfile(q, tables), tokenProfile(c, tables), abjad, opts, bothKnown);
 }

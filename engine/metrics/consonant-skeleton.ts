@@ -63,6 +63,7 @@ export function consonantSkeleton(token: string): string {
       i += 1;
     }
     if (cls === undefined) continue; // vowels, w, y, digits, romanisation marks
+    if (out.endsWith(cls)) continue; // a doubled consonant (also a doubled x: KS, not KSKS)
     for (const k of cls) if (!out.endsWith(k)) out += k;
   }
   if (out.length > 2 && out.endsWith('H')) out = out.slice(0, -1);

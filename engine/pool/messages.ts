@@ -4,6 +4,7 @@
  * errors come back as values (STYLE.md 10): a thrown error loses its fields crossing threads.
  */
 import type { MatchOptions, ScreeningContext, Subject } from '../options.js';
+import type { EntitySchema } from '../entity.js';
 import type { ScreeningOutcome } from '../result.js';
 import type { AdverseMediaInput, NameComparison } from '../screener.js';
 
@@ -18,6 +19,7 @@ export interface CompareItem {
   readonly a: string;
   readonly b: string;
   readonly options?: Partial<MatchOptions>;
+  readonly entityType?: EntitySchema;
 }
 
 export type WorkerTask =

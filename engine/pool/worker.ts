@@ -45,6 +45,6 @@ export default function run(task: WorkerTask): WorkerReply {
         results: task.items.map((item) => attempt(() => s.screener.screen(item.subject, item.options, item.context, item.adverseMedia))),
       };
     case 'compare':
-      return { ok: true, kind: 'compare', version, results: task.items.map((item) => attempt(() => s.screener.compare(item.a, item.b, item.options))) };
+      return { ok: true, kind: 'compare', version, results: task.items.map((item) => attempt(() => s.screener.compare(item.a, item.b, item.options, item.entityType))) };
   }
 }

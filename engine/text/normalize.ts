@@ -61,6 +61,10 @@ function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
   const abjad = ABJAD.test(word);
   const known = tables.nativeToLatin.get(bare);
   if (known !== undefined) {
+    // A table that knows البغدادي whole gives "baghdadi"; Latin lists write al-Baghdadi.
+    if (abjad && bare.startsWith(ARABIC_ARTICLE) && bare.length > ARABIC_ARTICLE.length + 1 && !/^[ae]l/.test(known)) {
+      out.push({ token: 'al', abjad: false });
+    }
     out.push({ token: known, abjad });
     return;
   }
@@ -134,6 +138,7 @@ export function normalizeName(raw: string, tables: NameTables): NormalizedName {
     if (pieces.length >= MAX_NAME_TOKENS * 2) break;
   }
   pieces = canonicalisePhrases(pieces, tables);
+  if (pieces.length > MAX_NAME_TOKENS) pieces = pieces.slice(0, MAX_NAME_TOKENS);
   // Titles are dropped only before a name and suffixes only after it: elsewhere the same word may
   // be a name part (Júnior as a Brazilian given name, Sheikh in the middle of a family name).
   let start = 0;
@@ -141,7 +146,6 @@ export function normalizeName(raw: string, tables: NameTables): NormalizedName {
   while (end - start > 1 && tables.prefixTokens.has(pieces[start]!.token)) start++;
   while (end - start > 1 && tables.suffixTokens.has(pieces[end - 1]!.token)) end--;
   if (start > 0 || end < pieces.length) pieces = pieces.slice(start, end);
-  if (pieces.length > MAX_NAME_TOKENS) pieces = pieces.slice(0, MAX_NAME_TOKENS);
   return { tokens: pieces.map((p) => p.token), abjad: pieces.map((p) => p.abjad) };
 }
 

@@ -74,7 +74,13 @@ export async function parseUnXml(path: string, opts: UnOptions): Promise<ParsedL
     bump(stats, `entities_${schema}`);
 
     const names = new NameList();
-    names.add(['FIRST_NAME', 'SECOND_NAME', 'THIRD_NAME', 'FOURTH_NAME'].map((t) => cleanText(text(node, t))).join(' '), 'primary');
+    // A primary written as two names joined by a semicolon: the first is primary, the others aliases.
+    const [primary = '', ...others] = ['FIRST_NAME', 'SECOND_NAME', 'THIRD_NAME', 'FOURTH_NAME']
+      .map((t) => cleanText(text(node, t)))
+      .join(' ')
+      .split(/\s*;\s*/);
+    names.add(primary, 'primary');
+    for (const other of others) names.add(other, 'alias');
     for (const original of texts(node, 'NAME_ORIGINAL_SCRIPT')) names.add(original, 'alias');
     const birthDates: (string | undefined)[] = [];
     const countryList = new CountryList();

@@ -1,0 +1,62 @@
+import t from 'tap';
+import fc from 'fast-check';
+import { consonantSkeleton } from '../../engine/metrics/consonant-skeleton.js';
+
+const CLASSES = /^[BDFGHJKLMNRSTZ]*$/;
+const token = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'), maxLength: 20 });
+
+t.test('examples of the doc comment: Latin spellings and letter-by-letter romanisations agree', async (t) => {
+  const pairs: [string, string][] = [
+    ['dhwhry', 'zawahiri'],
+    ['saddam', 'sdm'],
+    ['hussein', 'hsyn'],
+    ['tikriti', 'tkryty'],
+    ['lounici', 'lwnysy'],
+  ];
+  for (const [a, b] of pairs) {
+    t.equal(consonantSkeleton(a), consonantSkeleton(b), `${a} / ${b}: ${consonantSkeleton(a)}`);
+    t.ok(consonantSkeleton(a).length >= 2, `${a} keeps its consonants`);
+  }
+  t.equal(consonantSkeleton('zawahiri'), 'ZHR');
+  t.equal(consonantSkeleton('saddam'), 'SDM', 'doubled consonants collapse');
+  t.equal(consonantSkeleton('fatimah'), 'FTM', 'final h (ta marbuta) is dropped');
+  t.equal(consonantSkeleton('cherif'), consonantSkeleton('sharif'), 'ch and sh are one class');
+  t.equal(consonantSkeleton('qaddafi'), consonantSkeleton('kadafi'), 'q and k are one class');
+  t.equal(consonantSkeleton('aeiouwy'), '', 'vowels and semivowels only');
+  t.equal(consonantSkeleton(''), '');
+});
+
+t.test('emits only upper-case class letters, never vowels, never the same letter twice in a row', async (t) => {
+  fc.assert(
+    fc.property(token, (s) => {
+      const k = consonantSkeleton(s);
+      if (!CLASSES.test(k)) return false;
+      for (let i = 1; i < k.length; i++) if (k[i] === k[i - 1]) return false;
+      return k.length <= 2 * s.length;
+    }),
+    { numRuns: 3000 },
+  );
+  t.pass();
+});
+
+t.test('digits carry nothing; which vowel stands between consonants does not matter', async (t) => {
+  fc.assert(
+    fc.property(fc.string({ unit: fc.constantFrom(...'0123456789aeiouwy'), maxLength: 12 }), (s) => consonantSkeleton(s) === ''),
+    { numRuns: 500 },
+  );
+  fc.assert(
+    // Swapping one vowel for another never changes the skeleton (vowels carry no class), except
+    // where c before e/i/y reads as s.
+    fc.property(token, fc.constantFrom('a', 'o', 'u'), (s, v) => {
+      const swapped = s.replace(/[aou]/g, v);
+      return consonantSkeleton(s) === consonantSkeleton(swapped);
+    }),
+    { numRuns: 1000 },
+  );
+  t.pass();
+});
+
+t.test('a doubled x collapses like any doubled consonant (xx -> KS)', async (t) => {
+  t.equal(consonantSkeleton('x'), 'KS');
+  t.equal(consonantSkeleton('xx'), 'KS');
+});

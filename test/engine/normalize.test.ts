@@ -1,0 +1,145 @@
+/**
+ * Name normalisation with the real name tables (built once from the shipped name data), plus
+ * the contract properties: bounded token count, one abjad flag per token, idempotence.
+ */
+import t from 'tap';
+import fc from 'fast-check';
+import { normalizeName, normalizedKey, MAX_NAME_TOKENS } from '../../engine/text/normalize.js';
+import { EMPTY_NAME_TABLES_DATA, nameTablesFromData } from '../../engine/text/name-tables.js';
+import { consonantSkeleton } from '../../engine/metrics/consonant-skeleton.js';
+import { realNameTables } from './fixtures/helpers.js';
+
+const tables = await realNameTables();
+const tokens = (s: string): readonly string[] => normalizeName(s, tables).tokens;
+
+t.test('diacritics, case, compatibility forms', async (t) => {
+  t.same(tokens('José MARÍA'), ['jose', 'maria']);
+  t.same(tokens('Müller'), ['muller']);
+  t.same(tokens('Straße'), ['strasse']);
+  t.same(tokens('ﬁsher'), ['fisher'], 'NFKC ligature');
+  t.same(tokens('ＡＢＣ Ｃｏｒｐ'), tokens('ABC Corp'), 'full-width forms');
+  t.same(tokens('١٢٣'), ['123'], 'Arabic-Indic digits');
+});
+
+t.test('punctuation and apostrophes', async (t) => {
+  t.same(tokens("O'Brien"), ['obrien']);
+  t.same(tokens('O’Brien'), ['obrien'], 'typographic apostrophe');
+  t.same(tokens("D'Artagnan"), ['dartagnan']);
+  t.same(tokens('Jean-Luc Picard'), ['jean', 'luc', 'picard'], 'a hyphen separates');
+  t.same(tokens('AL-QAIDA'), tokens('al qaida'));
+  t.same(tokens("Al Qa'ida"), tokens('al qaida'));
+  t.same(tokens('Smith, John (a.k.a. "Johnny")'), ['smith', 'john', 'aka', 'johnny']);
+});
+
+t.test('titles are dropped only before a name, suffixes only after it', async (t) => {
+  t.same(tokens('Dr. Ayman al-Zawahiri'), ['ayman', 'al', 'zawahiri']);
+  t.same(tokens('Sheikh Ahmed Yassin'), ['ahmed', 'yassin']);
+  t.same(tokens('Ahmed Sheikh Yassin'), ['ahmed', 'sheikh', 'yassin'], 'a title word in the middle is kept');
+  t.same(tokens('Ahmed President Ali'), ['ahmed', 'president', 'ali']);
+  t.same(tokens('Prof. Dr. Hans Müller'), ['hans', 'muller'], 'several titles at the start');
+  t.same(tokens('Mr John Smith Jr.'), ['john', 'smith'], 'a title before, a suffix after');
+  t.same(tokens('John Smith PhD'), ['john', 'smith']);
+  t.same(tokens('Jr. John Smith'), ['jr', 'john', 'smith'], 'a suffix before the name is a name part');
+  t.same(tokens('Dr.'), ['dr'], 'a name that is only a title keeps one token');
+  t.same(tokens('Dr. Dr.'), ['dr']);
+  for (const title of tables.prefixTokens) {
+    const got = tokens(`${title} zyxw ${title} qvuts`);
+    if (got.join(' ') !== `zyxw ${title} qvuts`) t.fail(`prefix ${title}: ${got.join(' ')}`);
+  }
+  for (const suffix of tables.suffixTokens) {
+    const got = tokens(`zyxw ${suffix} qvuts ${suffix}`);
+    if (got.join(' ') !== `zyxw ${suffix} qvuts`) t.fail(`suffix ${suffix}: ${got.join(' ')}`);
+  }
+});
+
+t.test('non-Latin scripts', async (t) => {
+  t.same(tokens('Владимир Путин'), ['vladimir', 'putin']);
+  t.same(tokens('Рамзан Кадыров'), ['ramzan', 'kadyrov']);
+  t.same(tokens('Αλέξης Τσίπρας'), ['alexis', 'tsipras']);
+  t.same(normalizeName('Владимир Путин', tables).abjad, [false, false]);
+
+  const zawahiri = normalizeName('أيمن الظواهري', tables);
+  t.equal(zawahiri.tokens.length, 3);
+  t.same(zawahiri.abjad, [true, false, true], 'Arabic tokens are flagged abjad; the split article is not');
+  t.equal(zawahiri.tokens[1], 'al', 'the article written joined to an unknown noun is split off');
+  t.equal(consonantSkeleton(zawahiri.tokens[2]!), consonantSkeleton('zawahiri'));
+  t.same(normalizeName('שלום', tables).abjad, [true], 'Hebrew is abjad');
+
+  t.same(tokens('习近平'), ['xi', 'jinping'], 'Chinese personal name: surname + given name');
+  t.same(tokens('王小明'), ['wang', 'xiaoming']);
+  t.same(tokens('さとう'), ['satou'], 'kana');
+});
+
+t.test('Arabic article split (tables with only the noun)', async (t) => {
+  const small = nameTablesFromData({ ...EMPTY_NAME_TABLES_DATA, nativeToLatin: { بغدادي: 'baghdadi' } });
+  const n = normalizeName('البغدادي', small);
+  t.same(n.tokens, ['al', 'baghdadi']);
+  t.same(n.abjad, [false, true]);
+  t.same(normalizeName('ال', small).tokens.length, 1, 'the bare article is not split');
+});
+
+t.test('Arabic article of a word the real tables know whole', async (t) => {
+  t.same(tokens('البغدادي'), ['al', 'baghdadi'], 'البغدادي');
+  t.same(tokens('أبو بكر البغدادي').slice(-2), ['al', 'baghdadi'], 'the article stays a token as in the Latin spelling');
+});
+
+t.test('multi-word phrases contract to one token', async (t) => {
+  t.same(tokens('Acme Co-operative Society'), ['acme', 'coop']);
+  t.same(tokens('Non-Governmental Organization'), ['ngo']);
+  t.same(tokens('Abd al-Rahman'), ['abdul', 'rahman']);
+  t.same(tokens('Abd al-Rahman'), tokens('Abdul Rahman'));
+});
+
+t.test('legal-form phrases', async (t) => {
+  t.same(tokens('Gazprom limited liability company'), tokens('Gazprom LLC'), 'limited liability company = llc');
+});
+
+t.test('empty and whitespace input', async (t) => {
+  for (const s of ['', ' ', '\t\n ', '---', '...', '()']) {
+    const n = normalizeName(s, tables);
+    t.same(n.tokens, [], JSON.stringify(s));
+    t.same(n.abjad, []);
+    t.equal(normalizedKey(n), '');
+  }
+});
+
+t.test(`never more than MAX_NAME_TOKENS (${MAX_NAME_TOKENS}) tokens, one abjad flag per token`, async (t) => {
+  t.equal(tokens(Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ')).length, MAX_NAME_TOKENS);
+  const word = fc.constantFrom('anna', 'müller', 'владимир', 'أيمن', '习近平', 'dr', 'co', 'op', 'ltd', 'x', "o'neil", '12');
+  fc.assert(
+    fc.property(fc.array(word, { maxLength: 60 }), (words) => {
+      const n = normalizeName(words.join(' '), tables);
+      return n.tokens.length <= MAX_NAME_TOKENS && n.abjad.length === n.tokens.length && n.tokens.every((x) => /^[a-z0-9]+$/.test(x));
+    }),
+    { numRuns: 500 },
+  );
+});
+
+/** Words of Latin-ish names: diacritics, apostrophes, titles, phrase words and particles of the tables. */
+function latinWords(): string[] {
+  const phraseWords = [...new Set([...tables.phrases.keys()].flatMap((k) => k.split(' ')))].slice(0, 300);
+  const titles = [...tables.prefixTokens, ...tables.suffixTokens].slice(0, 80);
+  return [...phraseWords, ...titles, 'josé', 'MARÍA', "o'brien", 'al-qaida', 'Müller', 'Straße', 'jean-luc', 'smith', 'ivan', 'x', 'co.', '&', 'bin', 'abd', 'al', 'Ñandú'];
+}
+
+t.test('idempotent on its own output (names of up to MAX_NAME_TOKENS words)', async (t) => {
+  const words = latinWords();
+  const sep = fc.constantFrom(' ', '-', ', ', '  ');
+  fc.assert(
+    fc.property(fc.array(fc.tuple(fc.constantFrom(...words), sep), { minLength: 1, maxLength: 12 }), (parts) => {
+      const raw = parts.map(([w, s]) => w + s).join('');
+      const once = normalizeName(raw, tables);
+      const twice = normalizeName(once.tokens.join(' '), tables);
+      return JSON.stringify(once.tokens) === JSON.stringify(twice.tokens);
+    }),
+    { numRuns: 3000 },
+  );
+  t.pass();
+});
+
+t.test('idempotent when the name is truncated', async (t) => {
+  const raw = `${Array.from({ length: MAX_NAME_TOKENS - 1 }, (_, i) => `name${i}`).join(' ')} jr smith`;
+  const once = tokens(raw);
+  t.ok(once.length <= MAX_NAME_TOKENS);
+  t.same(tokens(once.join(' ')), once, `${MAX_NAME_TOKENS - 1} words, a suffix, one more word`);
+});

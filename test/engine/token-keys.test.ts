@@ -1,0 +1,101 @@
+import t from 'tap';
+import fc from 'fast-check';
+import {
+  deletionVariants,
+  tokenTrigrams,
+  tokenSkeleton,
+  MIN_DELETION_TOKEN,
+  MIN_TRIGRAM_TOKEN,
+  MIN_SKELETON,
+} from '../../engine/text/token-keys.js';
+import { consonantSkeleton } from '../../engine/metrics/consonant-skeleton.js';
+
+const letters = (min: number, max: number) => fc.string({ unit: fc.constantFrom('a', 'b', 'l', 'm', 'o', 'r'), minLength: min, maxLength: max });
+
+function keysOf(token: string): Set<string> {
+  return new Set([token, ...deletionVariants(token)]);
+}
+
+/** One Damerau (optimal string alignment) edit: substitution, insertion, deletion or adjacent transposition. */
+const edited = fc
+  .tuple(letters(MIN_DELETION_TOKEN, 12), fc.nat(), fc.constantFrom('sub', 'ins', 'del', 'swap'), fc.constantFrom('a', 'k', 'l', 'z'))
+  .map(([a, pos, op, ch]) => {
+    const i = pos % a.length;
+    switch (op) {
+      case 'sub':
+        return { a, b: a.slice(0, i) + ch + a.slice(i + 1) };
+      case 'ins':
+        return { a, b: a.slice(0, i) + ch + a.slice(i) };
+      case 'del':
+        return { a, b: a.slice(0, i) + a.slice(i + 1) };
+      default: {
+        const j = Math.min(i, a.length - 2);
+        return { a, b: a.slice(0, j) + a[j + 1]! + a[j]! + a.slice(j + 2) };
+      }
+    }
+  })
+  .filter(({ a, b }) => a !== b);
+
+t.test('deletion variants: every single deletion, each once', async (t) => {
+  fc.assert(
+    fc.property(letters(0, 14), (s) => {
+      const got = deletionVariants(s);
+      if (s.length < MIN_DELETION_TOKEN) return got.length === 0;
+      const naive = new Set<string>();
+      for (let i = 0; i < s.length; i++) naive.add(s.slice(0, i) + s.slice(i + 1));
+      return got.length === naive.size && got.every((v) => naive.has(v));
+    }),
+    { numRuns: 2000 },
+  );
+  t.same(deletionVariants('anna'), ['nna', 'ana', 'ann']);
+  t.same(deletionVariants('ali'), [], `shorter than ${MIN_DELETION_TOKEN}: no variants`);
+});
+
+t.test('symmetric deletion: tokens one Damerau edit apart share a key', async (t) => {
+  fc.assert(
+    fc.property(edited, ({ a, b }) => {
+      const ka = keysOf(a);
+      for (const k of keysOf(b)) if (ka.has(k)) return true;
+      return false;
+    }),
+    { numRuns: 3000 },
+  );
+  t.ok([...keysOf('zawahiri')].some((k) => keysOf('zawahri').has(k)));
+  t.ok([...keysOf('hussein')].some((k) => keysOf('hussien').has(k)), 'adjacent transposition');
+  // By design tokens below the minimum get no variants: a substitution between two of them is not
+  // covered by deletion keys (phonetic and skeleton keys take over).
+  t.notOk([...keysOf('ali')].some((k) => keysOf('aly').has(k)));
+});
+
+t.test('trigrams: distinct, in order, with start and end markers', async (t) => {
+  t.same(tokenTrigrams('zawahiri'), ['^za', 'zaw', 'awa', 'wah', 'ahi', 'hir', 'iri', 'ri$']);
+  t.same(tokenTrigrams('aaaaa'), ['^aa', 'aaa', 'aa$']);
+  t.same(tokenTrigrams('putin'.slice(0, MIN_TRIGRAM_TOKEN - 1)), []);
+  fc.assert(
+    fc.property(letters(0, 16), (s) => {
+      const got = tokenTrigrams(s);
+      if (s.length < MIN_TRIGRAM_TOKEN) return got.length === 0;
+      const padded = `^${s}$`;
+      const naive: string[] = [];
+      for (let i = 0; i + 3 <= padded.length; i++) if (!naive.includes(padded.slice(i, i + 3))) naive.push(padded.slice(i, i + 3));
+      return JSON.stringify(got) === JSON.stringify(naive) && got[0]!.startsWith('^') && got.some((g) => g.endsWith('$'));
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+t.test('skeleton key: only for tokens with letters and a skeleton of at least the minimum', async (t) => {
+  t.equal(tokenSkeleton('zawahiri'), 'ZHR');
+  t.equal(tokenSkeleton('ali'), undefined, 'one consonant');
+  t.equal(tokenSkeleton('omar'), undefined, `two consonants < ${MIN_SKELETON}`);
+  t.equal(tokenSkeleton('12345'), undefined, 'digits only');
+  t.equal(tokenSkeleton(''), undefined);
+  fc.assert(
+    fc.property(fc.string({ unit: fc.constantFrom(...'abdhkmrstuwy19'), maxLength: 12 }), (s) => {
+      const k = tokenSkeleton(s);
+      if (k === undefined) return !/[a-z]/.test(s) || consonantSkeleton(s).length < MIN_SKELETON;
+      return k === consonantSkeleton(s) && k.length >= MIN_SKELETON;
+    }),
+    { numRuns: 2000 },
+  );
+});

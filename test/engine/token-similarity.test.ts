@@ -1,0 +1,185 @@
+/**
+ * compareTokens with the real name tables. Rule values are read from TOKEN_RULES, never written
+ * here: what is tested is which rule applies, the bounds, and the symmetries.
+ */
+import t from 'tap';
+import fc from 'fast-check';
+import { compareTokens, oneEditApart, TOKEN_RULES, type TokenCompareOptions } from '../../engine/match/token-similarity.js';
+import { tokenPhoneticCodes } from '../../engine/text/token-keys.js';
+import { holds, nameTokens, realNameTables } from './fixtures/helpers.js';
+
+const tables = await realNameTables();
+const vocabulary = nameTokens(tables);
+
+const opts = fc.record({ exactMatch: fc.boolean(), phonetic: fc.boolean(), nicknames: fc.boolean() }, { noNullPrototype: true });
+const DEFAULT: TokenCompareOptions = { exactMatch: false, phonetic: true, nicknames: true };
+const NO_NAMES: TokenCompareOptions = { ...DEFAULT, nicknames: false };
+const EXACT_ONLY: TokenCompareOptions = { ...DEFAULT, exactMatch: true };
+
+/** Real name tokens, their one-letter variants, initials, digits and random letters. */
+const token = fc.oneof(
+  fc.constantFrom(...vocabulary),
+  fc.tuple(fc.constantFrom(...vocabulary), fc.nat(), fc.constantFrom('a', 'e', 'h', 'y', '')).map(([w, i, ch]) => {
+    const k = i % (w.length + 1);
+    return (w.slice(0, k) + ch + w.slice(k + 1)) || w;
+  }),
+  fc.constantFrom('j', 'm', 'a', '1', '12', '123', '2024'),
+  fc.string({ unit: fc.constantFrom(...'abdehiklmnorsuyz'), minLength: 1, maxLength: 10 }),
+);
+
+function cmp(a: string, b: string, o: TokenCompareOptions = DEFAULT, abjad = false, bothKnown = false) {
+  return compareTokens(a, b, abjad, o, tables, bothKnown);
+}
+
+/** Damerau (optimal string alignment) distance, the textbook dynamic programme. */
+function osa(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+t.test('equal tokens are exact, whatever the options', async (t) => {
+  holds(t, 'exact = 1', fc.property(token, opts, fc.boolean(), fc.boolean(), (a, o, abjad, known) => {
+    const m = compareTokens(a, a, abjad, o, tables, known);
+    return m.similarity === 1 && m.rule === 'exact';
+  }));
+});
+
+t.test('bounded and symmetric', async (t) => {
+  holds(
+    t,
+    'in [0, 1], the same both ways',
+    fc.property(token, token, opts, fc.boolean(), fc.boolean(), (a, b, o, abjad, known) => {
+      const x = compareTokens(a, b, abjad, o, tables, known);
+      const y = compareTokens(b, a, abjad, o, tables, known);
+      return x.similarity >= 0 && x.similarity <= 1 && x.similarity === y.similarity && x.rule === y.rule;
+    }),
+    { numRuns: 5000 },
+  );
+  holds(
+    t,
+    'exactMatch: only equal tokens and synonyms match',
+    fc.property(token, token, (a, b) => {
+      const m = cmp(a, b, EXACT_ONLY);
+      return m.similarity === 0 || m.rule === 'exact' || m.rule === 'synonym';
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+t.test('synonyms are equal, even with exactMatch', async (t) => {
+  for (const [a, b] of [
+    ['co', 'company'],
+    ['bin', 'ibn'],
+    ['bank', 'banque'],
+  ] as const) {
+    for (const o of [DEFAULT, NO_NAMES, EXACT_ONLY]) {
+      t.same(cmp(a, b, o), { similarity: TOKEN_RULES.synonym, rule: 'synonym' }, `${a} / ${b}`);
+    }
+  }
+  t.equal(TOKEN_RULES.synonym, 1);
+  t.same(cmp('ltd', 'limited', EXACT_ONLY), { similarity: 1, rule: 'synonym' }, 'ltd / limited');
+});
+
+t.test('nicknames and spellings only when nicknames are on', async (t) => {
+  const bob = cmp('robert', 'bob');
+  t.equal(bob.rule, 'nickname');
+  t.ok(bob.similarity > 0 && bob.similarity < 1);
+  t.not(cmp('robert', 'bob', NO_NAMES).rule, 'nickname');
+  t.equal(cmp('robert', 'bob', NO_NAMES).similarity, 0, 'robert and bob do not look alike');
+  t.equal(cmp('robert', 'bob', EXACT_ONLY).similarity, 0);
+
+  const muhammad = cmp('mohammed', 'muhammad');
+  t.equal(muhammad.rule, 'spelling');
+  t.ok(muhammad.similarity > 0 && muhammad.similarity < 1);
+  t.not(cmp('mohammed', 'muhammad', NO_NAMES).rule, 'spelling');
+  t.equal(cmp('mohammed', 'muhammad', EXACT_ONLY).similarity, 0);
+
+  holds(
+    t,
+    'nickname and spelling rules never apply with nicknames off',
+    fc.property(token, token, (a, b) => !['nickname', 'spelling'].includes(cmp(a, b, NO_NAMES).rule)),
+    { numRuns: 2000 },
+  );
+  holds(
+    t,
+    'turning nicknames on never lowers a similarity',
+    fc.property(fc.constantFrom(...tables.data.spellingGroups), fc.nat(), fc.nat(), (g, i, j) => {
+      const a = g[i % g.length]!;
+      const b = g[j % g.length]!;
+      return cmp(a, b, DEFAULT).similarity >= cmp(a, b, NO_NAMES).similarity;
+    }),
+    { numRuns: 1000 },
+  );
+});
+
+t.test('digits match only exactly', async (t) => {
+  t.equal(cmp('123', '124').similarity, 0);
+  t.equal(cmp('2024', '2042').similarity, 0);
+  t.equal(cmp('123', '123').similarity, 1);
+  t.equal(cmp('7', 'seven').similarity, 0);
+  holds(
+    t,
+    'different numbers never match',
+    fc.property(fc.stringMatching(/^[0-9]{1,6}$/), fc.stringMatching(/^[0-9a-z]{1,6}$/), opts, (a, b, o) => a === b || cmp(a, b, o).similarity === 0),
+    { numRuns: 2000 },
+  );
+});
+
+t.test('initials', async (t) => {
+  t.equal(cmp('j', 'john').rule, 'initial');
+  t.ok(cmp('j', 'john').similarity < 1);
+  t.equal(cmp('j', 'mary').similarity, 0);
+  t.same(cmp('j', 'john'), cmp('john', 'j'));
+});
+
+t.test('phonetic: off changes nothing for tokens with no code in common, on never lowers', async (t) => {
+  const PHON_ON: TokenCompareOptions = { ...NO_NAMES, phonetic: true };
+  const PHON_OFF: TokenCompareOptions = { ...NO_NAMES, phonetic: false };
+  holds(
+    t,
+    'phonetic on/off',
+    fc.property(token, token, fc.boolean(), (a, b, abjad) => {
+      const on = cmp(a, b, PHON_ON, abjad);
+      const off = cmp(a, b, PHON_OFF, abjad);
+      const ca = tokenPhoneticCodes(a);
+      const shared = tokenPhoneticCodes(b).some((x) => ca.includes(x));
+      if (!shared) return on.similarity === off.similarity && on.rule === off.rule;
+      return on.similarity >= off.similarity;
+    }),
+    { numRuns: 3000 },
+  );
+  t.equal(cmp('smyth', 'smith', PHON_ON).rule, 'phonetic');
+});
+
+t.test('one edit apart', async (t) => {
+  holds(
+    t,
+    'oneEditApart equals an optimal-string-alignment distance of 1',
+    fc.property(
+      fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: 7 }),
+      fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: 7 }),
+      (a, b) => oneEditApart(a, b) === (osa(a, b) === 1),
+    ),
+    { numRuns: 5000 },
+  );
+  holds(
+    t,
+    'two known name parts never match better than unknown tokens would',
+    fc.property(token, token, opts, fc.boolean(), (a, b, o, abjad) => cmp(a, b, o, abjad, true).similarity <= cmp(a, b, o, abjad, false).similarity),
+    { numRuns: 2000 },
+  );
+});
+
+t.test('abjad transliteration: same consonant skeleton', async (t) => {
+  const m = cmp('dhwhry', 'zawahiri', DEFAULT, true);
+  t.ok(m.similarity > 0, `dhwhry / zawahiri: ${m.rule} ${m.similarity}`);
+  t.equal(cmp('dhwhry', 'zawahiri', DEFAULT, false).similarity, 0, 'only when one side was written in an abjad script');
+});
