@@ -1,0 +1,35 @@
+# The Makefile forwards to the npm scripts (package.json), which are the interface.
+# Two commands on a fresh clone:  make run   and   make test
+
+NAMES ?= "Ayman al-Zawahiri" "Владимир Путин" "Banco Nacional de Cuba" "Jane Q. Example"
+
+.PHONY: install build index run test eval bench-engine clean
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+
+install: node_modules/.package-lock.json
+
+build: install
+	npm run build
+
+# Builds the index from the shipped snapshot (data/) when none is published yet.
+index: build
+	@node -e "import('./dist/index-builder/publish.js').then(m=>import('./dist/index-builder/locations.js').then(l=>process.exit(m.currentVersionDir(l.indexRoot(l.dataDir()))?0:1)))" \
+		|| node bin/aml.js build-index
+
+# Screens a few names (override: make run NAMES='"First Name" "Other Name"').
+run: index
+	@for name in $(NAMES); do echo "== $$name"; node bin/aml.js screen "$$name" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const r=JSON.parse(s);console.log(JSON.stringify({decision:r.decision,riskScore:r.riskScore,riskBand:r.riskBand,classification:r.classification,sourceLists:r.sourceLists,matches:r.matches.slice(0,3).map(m=>({entityId:m.entityId,name:m.name,score:m.score}))},null,1))})'; done
+
+test: install
+	npm test
+
+eval: install
+	npm run eval
+
+bench-engine: install
+	npm run bench:engine
+
+clean:
+	rm -rf dist
