@@ -23,7 +23,8 @@
  * needs no evidence: an exact namesake is always a match, however common the name.
  * The factors' contributions sum to the score.
  */
-import type { TokenMatch, TokenRule } from './token-similarity.js';
+import { TOKEN_RULES, type TokenMatch, type TokenRule } from './token-similarity.js';
+import { jaroWinkler } from '../metrics/jaro-winkler.js';
 
 export const NAME_SCORE = Object.freeze({
   /** cost of an unpaired token, relative to its weight */
@@ -118,6 +119,15 @@ function sum(xs: readonly number[]): number {
   return t;
 }
 
+/**
+ * Similarity of a token and two tokens written together: only spelling counts (equal, or alike
+ * letter by letter), so no group lookups or sound codes are needed on this path.
+ */
+export function joinSimilarity(a: string, b: string): TokenMatch {
+  if (a === b) return { similarity: 1, rule: 'exact' };
+  return { similarity: 1 - TOKEN_RULES.fuzzyStretch * (1 - jaroWinkler(a, b)), rule: 'fuzzy' };
+}
+
 /** Rules under which two tokens written together may stand for one: spelling, not sound or meaning. */
 const JOINABLE_RULES: ReadonlySet<TokenRule> = new Set(['exact', 'fuzzy']);
 
@@ -130,7 +140,7 @@ function joinable(a: string, b: string): boolean {
  * @param withFactors false when only the score is wanted (ranking candidates): the factors, with
  *   their strings, are built only for the names that end up in a result.
  */
-export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, textSim: TextSimilarity, withFactors = true): Alignment {
+export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, textSim: TextSimilarity = joinSimilarity, withFactors = true): Alignment {
   const n = q.texts.length;
   const m = c.texts.length;
   const wq = sum(q.weights);

@@ -413,7 +413,7 @@ export class Matcher {
         }
         return m;
       },
-      (q, c, abjad) => compareTokens(q, c, abjad, opts, this.tables, this.isKnown(q) && this.isKnown(c)),
+      undefined,
       withFactors,
     );
   }
