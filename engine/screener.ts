@@ -183,7 +183,7 @@ export class Screener {
     if (opts.exactMatch && exactKey(qa.texts, tables) !== exactKey(qb.texts, tables)) {
       return { score: 0, isMatch: false, factors: [] };
     }
-    const alignment = alignNames(qa, qb, (i, j) => cmp(qa.texts[i]!, qb.texts[j]!, qa.abjad[i]! || qb.abjad[j]!), cmp);
+    const alignment = alignNames(qa, qb, (i, j) => cmp(qa.texts[i]!, qb.texts[j]!, qa.abjad[i]! || qb.abjad[j]!));
     const score = round4(alignment.score);
     return {
       score,

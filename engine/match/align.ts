@@ -25,6 +25,7 @@
  */
 import { TOKEN_RULES, type TokenMatch, type TokenRule } from './token-similarity.js';
 import { jaroWinkler } from '../metrics/jaro-winkler.js';
+import { consonantSkeleton } from '../metrics/consonant-skeleton.js';
 
 export const NAME_SCORE = Object.freeze({
   /** cost of an unpaired token, relative to its weight */
@@ -123,17 +124,35 @@ function sum(xs: readonly number[]): number {
  * Similarity of a token and two tokens written together: only spelling counts (equal, or alike
  * letter by letter), so no group lookups or sound codes are needed on this path.
  */
-export function joinSimilarity(a: string, b: string): TokenMatch {
+export function joinSimilarity(a: string, b: string, abjad = false): TokenMatch {
   if (a === b) return { similarity: 1, rule: 'exact' };
-  return { similarity: 1 - TOKEN_RULES.fuzzyStretch * (1 - jaroWinkler(a, b)), rule: 'fuzzy' };
+  const fuzzy = 1 - TOKEN_RULES.fuzzyStretch * (1 - jaroWinkler(a, b));
+  // Compounds of names written in an abjad script: خير الله / Khayrallah, ولی جان / Walijan.
+  if (abjad && fuzzy < NAME_SCORE.joinFloor) {
+    const skeleton = consonantSkeleton(a);
+    if (skeleton.length >= MIN_JOIN_SKELETON && skeleton === consonantSkeleton(b)) {
+      return { similarity: Math.max(fuzzy, TOKEN_RULES.transliteration), rule: 'transliteration' };
+    }
+  }
+  return { similarity: fuzzy, rule: 'fuzzy' };
+}
+
+/** A joined compound compared by skeleton needs at least this many consonants. */
+const MIN_JOIN_SKELETON = 3;
+
+function joinAccepted(t: TokenMatch): boolean {
+  return t.rule === 'transliteration' ? t.similarity >= TOKEN_RULES.transliteration : JOINABLE_RULES.has(t.rule) && t.similarity >= NAME_SCORE.joinFloor;
 }
 
 /** Rules under which two tokens written together may stand for one: spelling, not sound or meaning. */
 const JOINABLE_RULES: ReadonlySet<TokenRule> = new Set(['exact', 'fuzzy']);
 
-/** Cheap test before comparing a joined pair: same first letter, lengths within two characters. */
-function joinable(a: string, b: string): boolean {
-  return a.charCodeAt(0) === b.charCodeAt(0) && Math.abs(a.length - b.length) <= 2;
+/**
+ * Cheap test before comparing a joined pair: same first letter, lengths within two characters
+ * (four when the letters came from an abjad script, which leaves vowels out).
+ */
+function joinable(a: string, b: string, abjad: boolean): boolean {
+  return a.charCodeAt(0) === b.charCodeAt(0) && Math.abs(a.length - b.length) <= (abjad ? 4 : 2);
 }
 
 /**
@@ -169,17 +188,19 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
     for (let i = 0; i < n; i++) {
       for (let j = 0; j + 1 < m; j++) {
         const joined = c.texts[j]! + c.texts[j + 1]!;
-        if (!joinable(q.texts[i]!, joined)) continue;
-        const t = textSim(q.texts[i]!, joined, q.abjad[i]! || c.abjad[j]! || c.abjad[j + 1]!);
-        if (t.similarity >= NAME_SCORE.joinFloor && JOINABLE_RULES.has(t.rule)) pairs.push({ i, qn: 1, j, cn: 2, s: t.similarity, rule: 'joined' });
+        const abjad = q.abjad[i]! || c.abjad[j]! || c.abjad[j + 1]!;
+        if (!joinable(q.texts[i]!, joined, abjad)) continue;
+        const t = textSim(q.texts[i]!, joined, abjad);
+        if (joinAccepted(t)) pairs.push({ i, qn: 1, j, cn: 2, s: t.similarity, rule: 'joined' });
       }
     }
     for (let i = 0; i + 1 < n; i++) {
       const joined = q.texts[i]! + q.texts[i + 1]!;
       for (let j = 0; j < m; j++) {
-        if (!joinable(joined, c.texts[j]!)) continue;
-        const t = textSim(joined, c.texts[j]!, q.abjad[i]! || q.abjad[i + 1]! || c.abjad[j]!);
-        if (t.similarity >= NAME_SCORE.joinFloor && JOINABLE_RULES.has(t.rule)) pairs.push({ i, qn: 2, j, cn: 1, s: t.similarity, rule: 'joined' });
+        const abjad = q.abjad[i]! || q.abjad[i + 1]! || c.abjad[j]!;
+        if (!joinable(joined, c.texts[j]!, abjad)) continue;
+        const t = textSim(joined, c.texts[j]!, abjad);
+        if (joinAccepted(t)) pairs.push({ i, qn: 2, j, cn: 1, s: t.similarity, rule: 'joined' });
       }
     }
   }

@@ -39,6 +39,39 @@ interface Piece {
   abjad: boolean;
 }
 
+/**
+ * Persian, Urdu and Pashto letters folded to their Arabic twins (ی -> ي, ک -> ك, ...), so that the
+ * Arabic-script name tables, which hold the Arabic forms, know the word in either spelling.
+ */
+const ARABIC_TWINS: Readonly<Record<string, string>> = Object.freeze({
+  'ی': 'ي',
+  'ې': 'ي',
+  'ۍ': 'ي',
+  'ک': 'ك',
+  'ۀ': 'ه',
+  'ە': 'ه',
+  'ھ': 'ه',
+  'ګ': 'گ',
+  'ټ': 'ت',
+  'ډ': 'د',
+  'ړ': 'ر',
+  'ښ': 'ش',
+  'ږ': 'ژ',
+});
+const ARABIC_TWIN_CHARS = new RegExp(`[${Object.keys(ARABIC_TWINS).join('')}]`, 'g');
+
+function foldArabicScript(word: string): string {
+  return word.replace(ARABIC_TWIN_CHARS, (c) => ARABIC_TWINS[c] ?? c);
+}
+
+/**
+ * A final ta marbuta (ة) is a vowel ending (-a, -ah); letter by letter it would become "h" and run
+ * into the consonant before it (ساجدة -> sjdh, read as s-j-dh).
+ */
+function withoutTaMarbuta(word: string): string {
+  return word.endsWith('ة') ? word.slice(0, -1) : word;
+}
+
 function ascii(word: string): string {
   return anyAscii(word).toLowerCase().replace(NON_ALNUM, '');
 }
@@ -57,12 +90,13 @@ function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
     if (token) out.push({ token, abjad: false });
     return;
   }
-  const bare = word.normalize('NFD').replace(MARKS, '').normalize('NFC').toLowerCase();
+  const bare = foldArabicScript(word.normalize('NFD').replace(MARKS, '').normalize('NFC').toLowerCase());
   const abjad = ABJAD.test(word);
   const known = tables.nativeToLatin.get(bare);
   if (known !== undefined) {
     // A table that knows البغدادي whole gives "baghdadi"; Latin lists write al-Baghdadi.
-    if (abjad && bare.startsWith(ARABIC_ARTICLE) && bare.length > ARABIC_ARTICLE.length + 1 && !/^[ae]l/.test(known)) {
+    // (Latin spellings that keep the article start with a vowel: al-, el-, ad-din, ud-din.)
+    if (abjad && bare.startsWith(ARABIC_ARTICLE) && bare.length > ARABIC_ARTICLE.length + 1 && !/^[aeiou]/.test(known)) {
       out.push({ token: 'al', abjad: false });
     }
     out.push({ token: known, abjad });
@@ -85,12 +119,12 @@ function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
       const restKnown = tables.nativeToLatin.get(rest);
       if (restKnown !== undefined) out.push({ token: restKnown, abjad: true });
       else {
-        const token = ascii(rest);
+        const token = ascii(withoutTaMarbuta(rest));
         if (token) out.push({ token, abjad: true });
       }
       return;
     }
-    const token = ascii(bare);
+    const token = ascii(withoutTaMarbuta(bare));
     if (token) out.push({ token, abjad: true });
     return;
   }
