@@ -26,6 +26,7 @@ import { Screener } from '../engine/screener.js';
 import { EnginePool } from '../engine/pool/engine-pool.js';
 import { SCREEN_FLAGS, UsageError, entityTypeOf, optionsFromFlags } from './args.js';
 import { runJsonl } from './jsonl.js';
+import { ensureIndex as ensureIndexIn } from '../index-builder/ensure-index.js';
 import { isRealDate } from '../engine/dates.js';
 
 const USAGE = `usage:
@@ -76,14 +77,8 @@ async function buildCommand(argv: string[]): Promise<void> {
   process.stdout.write(JSON.stringify(summary(report), null, 2) + '\n');
 }
 
-/** The published index directory, building it from the shipped snapshot on first use. */
-async function ensureIndex(): Promise<string> {
-  const root = indexRoot(dataDir());
-  const dir = currentVersionDir(root);
-  if (dir) return dir;
-  process.stderr.write(`no index under ${root}: building it from the shipped snapshot\n`);
-  const report = await buildIndex({ indexRoot: root, spec: loadSnapshotSpec(SHIPPED_SPEC), log: (m) => process.stderr.write(`${m}\n`) });
-  return report.dir;
+function ensureIndex(): Promise<string> {
+  return ensureIndexIn(dataDir(), (m) => process.stderr.write(`${m}\n`));
 }
 
 function threadsOf(value: string | undefined): number {

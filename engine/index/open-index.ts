@@ -34,6 +34,21 @@ function copyU32(bytes: Uint8Array): Uint32Array {
   return out;
 }
 
+/** The meta of a published version, without loading its arrays (for the server's main thread). */
+export async function readIndexMeta(dir: string): Promise<IndexMeta> {
+  const env: RootDatabase = open({ path: path.join(dir, INDEX_FILE), readOnly: true, maxDbs: INDEX_MAX_DBS });
+  try {
+    const meta = env.openDB<IndexMeta, string>({ name: DB.meta, encoding: 'json' }).get(META_KEY);
+    if (!meta) throw new IndexFormatError(`${dir}: no index meta`);
+    if (meta.formatVersion !== INDEX_FORMAT_VERSION) {
+      throw new IndexFormatError(`${dir}: index format ${meta.formatVersion}, this engine reads format ${INDEX_FORMAT_VERSION}; rebuild the index`);
+    }
+    return meta;
+  } finally {
+    await env.close();
+  }
+}
+
 export function openIndex(dir: string): OpenIndex {
   const env: RootDatabase = open({ path: path.join(dir, INDEX_FILE), readOnly: true, maxDbs: INDEX_MAX_DBS });
   try {

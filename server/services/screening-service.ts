@@ -1,0 +1,288 @@
+/**
+ * Screening as the API offers it (check, bulk, lookup): decide the lists and options, count
+ * against the quota atomically with the idempotency key, screen on the worker pool (one code path
+ * for every kind of screen), then store the results with their webhook deliveries in one write.
+ * A screen that fails after counting gives its units back.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { ListCode } from '../../engine/entity.js';
+import { withDefaults, type MatchOptions, type PepTier } from '../../engine/options.js';
+import type { EnginePool } from '../../engine/pool/engine-pool.js';
+import type { ScreenItem } from '../../engine/pool/messages.js';
+import type { ScreeningOutcome } from '../../engine/result.js';
+import { MATCH_OPTION_KEYS } from '../../engine/schemas.js';
+import { ApiError } from '../http/errors.js';
+import type { TenantRecord, WebhookDelivery, ScreeningKind } from '../state/records.js';
+import type { StateStore } from '../state/state-store.js';
+import type { ScreeningRequestBody } from '../schemas/screening.js';
+import { webhookBody } from '../webhooks/payload.js';
+import { checkDataAge, listsToScreen } from './coverage.js';
+import type { IndexState, IndexVersion } from './index-state.js';
+import { screeningResult, type ScreeningResult } from './screening-result.js';
+
+export interface Clock {
+  now(): Date;
+}
+
+export const SYSTEM_CLOCK: Clock = { now: () => new Date() };
+
+export interface ScreeningServiceOptions {
+  readonly idempotencyTtlMs: number;
+  /** a pending idempotent request older than this is taken to have died */
+  readonly idempotencyStaleMs: number;
+}
+
+/** What the caller gets back: a JSON body as text, replayable byte for byte. */
+export interface StoredResponse {
+  readonly status: number;
+  readonly body: string;
+}
+
+export function monthOf(date: Date): string {
+  return date.toISOString().slice(0, 7);
+}
+
+export function requestHash(method: string, path: string, body: Buffer): string {
+  return createHash('sha256').update(`${method} ${path}\n`).update(body).digest('hex');
+}
+
+interface Prepared {
+  readonly item: ScreenItem;
+  readonly lists: ListCode[];
+  readonly options: MatchOptions;
+  readonly body: ScreeningRequestBody;
+}
+
+export class ScreeningService {
+  /** Called after deliveries are stored, so the dispatcher sends them without waiting for its poll. */
+  onDeliveries: () => void = () => undefined;
+
+  constructor(
+    private readonly store: StateStore,
+    private readonly pool: EnginePool,
+    private readonly index: IndexState,
+    private readonly opts: ScreeningServiceOptions,
+    private readonly clock: Clock = SYSTEM_CLOCK,
+  ) {}
+
+  private version(): IndexVersion {
+    const v = this.index.version;
+    if (!v) throw new ApiError('unavailable', 'no list index is published yet; build one with `aml build-index`');
+    return v;
+  }
+
+  private prepare(tenant: TenantRecord, body: ScreeningRequestBody, version: IndexVersion, now: Date): Prepared {
+    const lists = listsToScreen(tenant.enabledLists, body.coveragePreset, body.lists, version.meta);
+    checkDataAge(lists, version.meta, body.maxDataAgeDays, now);
+    const partial: Record<string, unknown> = {};
+    for (const k of MATCH_OPTION_KEYS) if (body[k] !== undefined) partial[k] = body[k];
+    partial['lists'] = lists;
+    const options = withDefaults(partial as Partial<MatchOptions>);
+    const subject = {
+      name: body.name,
+      ...(body.entityType ? { entityType: body.entityType } : {}),
+      ...(body.dob ? { dob: body.dob } : {}),
+      ...(body.country ? { country: body.country.toUpperCase() } : {}),
+    };
+    const item: ScreenItem = {
+      subject,
+      options,
+      context: tenant.homeCountry ? { homeCountry: tenant.homeCountry } : {},
+      adverseMedia: { requested: body.adverseMedia === true, status: body.adverseMedia === true ? 'Unavailable' : 'Skipped' },
+    };
+    return { item, lists, options, body };
+  }
+
+  private result(p: Prepared, outcome: ScreeningOutcome, version: IndexVersion, createdAt: string): ScreeningResult {
+    return screeningResult({
+      id: randomUUID(),
+      createdAt,
+      userReference: p.body.userReference ?? null,
+      subject: { name: p.body.name, entityType: p.body.entityType ?? null, dob: p.body.dob ?? null, country: p.body.country?.toUpperCase() ?? null },
+      outcome,
+      listVersion: version.meta.version,
+      listsScreened: p.lists,
+      options: p.options,
+      monitored: p.body.monitor === true,
+    });
+  }
+
+  private async screenOnPool(version: IndexVersion, prepared: readonly Prepared[]): Promise<ScreeningOutcome[]> {
+    const { results } = await this.pool.screen(
+      version.dir,
+      prepared.map((p) => p.item),
+    );
+    return results.map((r, i) => {
+      if (!r.ok) throw new ApiError('internal', `row ${i + 1} could not be screened (${r.code})`);
+      return r.value;
+    });
+  }
+
+  /**
+   * Counts `units`, runs `work`, stores what it returns. Replays, conflicts and the cap are
+   * decided before anything is screened; a failure after counting gives the units back.
+   */
+  private async counted(
+    tenant: TenantRecord,
+    units: number,
+    idempotency: { key: string; hash: string } | undefined,
+    work: () => Promise<{ response: StoredResponse; results: ScreeningResult[]; kind: ScreeningKind; deliveries: WebhookDelivery[] }>,
+  ): Promise<StoredResponse & { replayed: boolean }> {
+    const now = this.clock.now();
+    const month = monthOf(now);
+    const reserved = await this.store.reserve({
+      tenantId: tenant.id,
+      month,
+      units,
+      limit: tenant.monthlyScreeningQuota,
+      now: now.toISOString(),
+      ...(idempotency ? { idempotency: { key: idempotency.key, requestHash: idempotency.hash, ttlMs: this.opts.idempotencyTtlMs, staleMs: this.opts.idempotencyStaleMs } } : {}),
+    });
+    switch (reserved.kind) {
+      case 'replay':
+        return { status: reserved.record.response?.status ?? 200, body: reserved.record.response?.body ?? '', replayed: true };
+      case 'conflict':
+        throw new ApiError('idempotency_conflict', 'this Idempotency-Key was used with a different request; use a new key for a new request');
+      case 'in_progress':
+        throw new ApiError('idempotency_in_progress', 'a request with this Idempotency-Key is still being processed; retry it shortly');
+      case 'quota_exceeded':
+        throw new ApiError('quota_exceeded', `monthly screening quota reached: ${reserved.used} of ${reserved.limit} screens used in ${month} (UTC); this request needs ${units}`, {
+          used: reserved.used,
+          limit: reserved.limit,
+          requested: units,
+        });
+      case 'reserved':
+        break;
+    }
+    let done: Awaited<ReturnType<typeof work>>;
+    try {
+      done = await work();
+      await this.store.complete({
+        tenantId: tenant.id,
+        screenings: done.results.map((r) => ({ id: r.id, tenantId: tenant.id, kind: done.kind, createdAt: r.createdAt, result: r })),
+        deliveries: done.deliveries,
+        ...(idempotency ? { idempotency: { key: idempotency.key, response: { status: done.response.status, contentType: 'application/json', body: done.response.body } } } : {}),
+      });
+    } catch (err) {
+      // The units go back even when a dead request counted them: the key is forgotten, so a retry counts anew.
+      await this.store.release({ tenantId: tenant.id, month, units, ...(idempotency ? { idempotencyKey: idempotency.key } : {}) });
+      throw err instanceof ApiError ? err : new ApiError('unavailable', 'the screening engine could not complete the request; nothing was counted');
+    }
+    if (done.deliveries.length > 0) this.onDeliveries();
+    return { ...done.response, replayed: false };
+  }
+
+  async check(tenant: TenantRecord, body: ScreeningRequestBody, idempotency: { key: string; hash: string } | undefined): Promise<StoredResponse & { replayed: boolean }> {
+    const version = this.version();
+    const now = this.clock.now();
+    const prepared = this.prepare(tenant, body, version, now);
+    return this.counted(tenant, 1, idempotency, async () => {
+      const [outcome] = await this.screenOnPool(version, [prepared]);
+      const createdAt = this.clock.now().toISOString();
+      const result = this.result(prepared, outcome!, version, createdAt);
+      const delivery: WebhookDelivery = {
+        id: randomUUID(),
+        tenantId: tenant.id,
+        event: 'screening.completed',
+        body: webhookBody('screening.completed', result),
+        createdAt,
+        state: 'pending',
+        attempts: 0,
+        nextAttemptAt: createdAt,
+        lastAttemptAt: null,
+        lastError: null,
+        lastStatus: null,
+        deliveredAt: null,
+      };
+      return { response: { status: 200, body: JSON.stringify(result) }, results: [result], kind: 'check', deliveries: [delivery] };
+    });
+  }
+
+  async bulk(
+    tenant: TenantRecord,
+    rows: readonly ScreeningRequestBody[],
+    format: 'json' | 'csv',
+    idempotency: { key: string; hash: string } | undefined,
+  ): Promise<StoredResponse & { replayed: boolean; format: 'json' | 'csv' }> {
+    const version = this.version();
+    const now = this.clock.now();
+    const prepared = rows.map((row, i) => {
+      try {
+        return this.prepare(tenant, row, version, now);
+      } catch (err) {
+        if (err instanceof ApiError) throw new ApiError(err.code, `row ${i + 1}: ${err.detail}`, err.extras);
+        throw err;
+      }
+    });
+    const out = await this.counted(tenant, rows.length, idempotency, async () => {
+      const outcomes = await this.screenOnPool(version, prepared);
+      const createdAt = this.clock.now().toISOString();
+      const results = prepared.map((p, i) => this.result(p, outcomes[i]!, version, createdAt));
+      const body = format === 'csv' ? bulkCsv(results) : JSON.stringify({ count: results.length, listVersion: version.meta.version, results });
+      return { response: { status: 200, body }, results, kind: 'bulk', deliveries: [] };
+    });
+    return { ...out, format };
+  }
+
+  async get(tenantId: string, id: string): Promise<string | undefined> {
+    const record = await this.store.getScreening(tenantId, id);
+    return record ? JSON.stringify(record.result) : undefined;
+  }
+}
+
+const CSV_COLUMNS = [
+  'row',
+  'id',
+  'userReference',
+  'name',
+  'decision',
+  'isMatch',
+  'score',
+  'riskScore',
+  'riskBand',
+  'classification',
+  'pepTiers',
+  'sourceLists',
+  'matchCount',
+  'adverseMediaStatus',
+  'topMatchEntityId',
+  'topMatchName',
+  'topMatchScore',
+] as const;
+
+export function csvField(value: unknown): string {
+  const s = value === null || value === undefined ? '' : String(value);
+  // Quote when needed, and neutralise spreadsheet formulas (a name starting with = + - @).
+  const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export function bulkCsv(results: readonly ScreeningResult[]): string {
+  const lines = [CSV_COLUMNS.join(',')];
+  results.forEach((r, i) => {
+    const top = r.matches[0];
+    const values: unknown[] = [
+      i + 1,
+      r.id,
+      r.userReference,
+      r.subject.name,
+      r.decision,
+      r.isMatch,
+      r.score,
+      r.riskScore,
+      r.riskBand,
+      r.classification,
+      r.pepTiers.join(';'),
+      r.sourceLists.join(';'),
+      r.matchCount,
+      r.adverseMediaStatus,
+      top?.entityId,
+      top?.name,
+      top?.score,
+    ];
+    lines.push(values.map(csvField).join(','));
+  });
+  return lines.join('\r\n') + '\r\n';
+}
+
+export type { PepTier };
