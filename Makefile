@@ -3,7 +3,7 @@
 
 NAMES ?= "Ayman al-Zawahiri" "Владимир Путин" "Banco Nacional de Cuba" "Jane Q. Example"
 
-.PHONY: install build index run test eval bench-engine clean
+.PHONY: install build index run screen test eval bench-engine bench-http clean
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -18,8 +18,13 @@ index: build
 	@node -e "import('./dist/index-builder/publish.js').then(m=>import('./dist/index-builder/locations.js').then(l=>process.exit(m.currentVersionDir(l.indexRoot(l.dataDir()))?0:1)))" \
 		|| node bin/aml.js build-index
 
-# Screens a few names (override: make run NAMES='"First Name" "Other Name"').
-run: index
+# The service: the local OpenID provider (AML_IDP_PORT, 8081) and the API (AML_PORT, 8080). The
+# index is built from the shipped snapshot first when none is published.
+run: build
+	node dist/server/dev.js
+
+# Screens a few names from the command line (override: make screen NAMES='"First Name" "Other"').
+screen: index
 	@for name in $(NAMES); do echo "== $$name"; node bin/aml.js screen "$$name" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const r=JSON.parse(s);console.log(JSON.stringify({decision:r.decision,riskScore:r.riskScore,riskBand:r.riskBand,classification:r.classification,sourceLists:r.sourceLists,matches:r.matches.slice(0,3).map(m=>({entityId:m.entityId,name:m.name,score:m.score}))},null,1))})'; done
 
 test: install
@@ -30,6 +35,9 @@ eval: install
 
 bench-engine: install
 	npm run bench:engine
+
+bench-http: install
+	npm run bench:http
 
 clean:
 	rm -rf dist

@@ -4,13 +4,26 @@
  * ports, fetch with manual redirects and a small cookie jar for the browser part, no mocks.
  */
 import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT, decodeJwt, decodeProtectedHeader, generateKeyPair } from 'jose';
 import t from 'tap';
+import {
+  adminToken as adminTokenOf,
+  browse,
+  clientCredentials as clientCredentialsOf,
+  CookieJar,
+  exchangeCode as exchangeCodeOf,
+  form,
+  openLogin as openLoginOf,
+  pkceLogin as pkceLoginOf,
+  pkcePair,
+  submitLogin,
+  type LoginPage,
+} from './helpers/oidc-flows.js';
 import { createOidcVerifier, type OidcVerifier, type VerifyResult } from '../server/auth/oidc-verifier.js';
 import { startDevIdp, type DevIdp } from '../server/dev-idp/index.js';
 
@@ -33,141 +46,11 @@ t.teardown(async () => {
 // ---------------------------------------------------------------------------------------------
 // HTTP helpers
 
-function form(fields: Record<string, string>): { method: 'POST'; headers: Record<string, string>; body: string } {
-  return {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(fields).toString(),
-  };
-}
-
-async function clientCredentials(
-  provider: DevIdp,
-  secret: string,
-  extra: Record<string, string> = {},
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(
-    `${provider.issuer}/connect/token`,
-    form({ grant_type: 'client_credentials', client_id: 'aml-admin-cli', client_secret: secret, scope: 'aml-api roles', ...extra }),
-  );
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
-
-async function adminToken(provider: DevIdp): Promise<string> {
-  const r = await clientCredentials(provider, SECRET);
-  if (r.status !== 200 || typeof r.body['access_token'] !== 'string') throw new Error(`token request failed: ${JSON.stringify(r.body)}`);
-  return r.body['access_token'];
-}
-
-/** Just enough of a browser cookie store: one value per name (the provider's cookie names are unique). */
-class CookieJar {
-  private readonly cookies = new Map<string, string>();
-  store(res: Response): void {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair = '', ...attrs] = line.split(';');
-      const eq = pair.indexOf('=');
-      if (eq <= 0) continue;
-      const name = pair.slice(0, eq).trim();
-      const value = pair.slice(eq + 1).trim();
-      const expired = attrs.some((a) => /^\s*max-age=0\s*$/i.test(a) || /^\s*expires=Thu, 01 Jan 1970/i.test(a));
-      if (expired || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-  }
-  header(): string {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-}
-
-/** One browser request with manual redirects: the caller decides what to follow. */
-async function browse(jar: CookieJar, url: string, init: RequestInit = {}): Promise<Response> {
-  const headers = new Headers(init.headers);
-  const cookie = jar.header();
-  if (cookie) headers.set('cookie', cookie);
-  const res = await fetch(url, { ...init, headers, redirect: 'manual' });
-  jar.store(res);
-  return res;
-}
-
-function pkcePair(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
-interface LoginPage {
-  readonly jar: CookieJar;
-  readonly formUrl: string;
-  readonly action: string;
-  readonly html: string;
-  readonly verifier: string;
-  readonly state: string;
-}
-
-/** Steps 1-2 of the contract's browser flow up to the provider's login form. */
-async function openLogin(provider: DevIdp, extra: Record<string, string> = {}): Promise<LoginPage> {
-  const jar = new CookieJar();
-  const { verifier, challenge } = pkcePair();
-  const state = randomBytes(8).toString('hex');
-  const query = new URLSearchParams({
-    client_id: 'aml-admin-console',
-    response_type: 'code',
-    redirect_uri: REDIRECT_URI,
-    scope: CONSOLE_SCOPE,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    state,
-    ...extra,
-  });
-  const start = await browse(jar, `${provider.issuer}/connect/authorize?${query}`);
-  const location = start.headers.get('location');
-  if (start.status !== 303 || !location) throw new Error(`authorize: expected 303 to the login, got ${start.status} ${await start.text()}`);
-  const formUrl = new URL(location, provider.issuer).href;
-  const page = await browse(jar, formUrl);
-  const html = await page.text();
-  if (page.status !== 200) throw new Error(`login page: HTTP ${page.status} ${html}`);
-  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
-  if (!action) throw new Error('login page has no form');
-  return { jar, formUrl, action: new URL(action, formUrl).href, html, verifier, state };
-}
-
-type Submit = { kind: 'code'; code: string; state: string | null; iss: string | null } | { kind: 'page'; status: number; html: string } | { kind: 'error'; url: URL };
-
-/** Posts the credentials and follows the redirects up to the client's redirect_uri. */
-async function submitLogin(login: LoginPage, username: string, password: string): Promise<Submit> {
-  let res = await browse(login.jar, login.action, form({ username, password }));
-  for (let hops = 0; hops < 10; hops++) {
-    const location = res.headers.get('location');
-    if (res.status < 300 || res.status >= 400 || !location) return { kind: 'page', status: res.status, html: await res.text() };
-    await res.body?.cancel();
-    const next = new URL(location, res.url || login.action);
-    if (next.href.startsWith(REDIRECT_URI)) {
-      const code = next.searchParams.get('code');
-      if (!code) return { kind: 'error', url: next };
-      return { kind: 'code', code, state: next.searchParams.get('state'), iss: next.searchParams.get('iss') };
-    }
-    res = await browse(login.jar, next.href);
-  }
-  throw new Error('too many redirects');
-}
-
-async function exchangeCode(provider: DevIdp, code: string, verifier: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(
-    `${provider.issuer}/connect/token`,
-    form({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: 'aml-admin-console', code_verifier: verifier }),
-  );
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
-
-/** The whole contract flow for one user; returns the token response. */
-async function pkceLogin(provider: DevIdp, username: string, password: string): Promise<Record<string, unknown>> {
-  const login = await openLogin(provider);
-  const result = await submitLogin(login, username, password);
-  if (result.kind !== 'code') throw new Error(`login of ${username} produced no code: ${JSON.stringify(result)}`);
-  if (result.state !== login.state) throw new Error('state not returned');
-  const tokens = await exchangeCode(provider, result.code, login.verifier);
-  if (tokens.status !== 200) throw new Error(`code exchange failed: ${JSON.stringify(tokens.body)}`);
-  return tokens.body;
-}
+const adminToken = (provider: DevIdp): Promise<string> => adminTokenOf(provider.issuer, SECRET);
+const clientCredentials = (provider: DevIdp, secret: string, extra: Record<string, string> = {}) => clientCredentialsOf(provider.issuer, secret, extra);
+const openLogin = (provider: DevIdp, extra: Record<string, string> = {}): Promise<LoginPage> => openLoginOf(provider.issuer, extra);
+const exchangeCode = (provider: DevIdp, code: string, verifier: string) => exchangeCodeOf(provider.issuer, code, verifier);
+const pkceLogin = (provider: DevIdp, username: string, password: string) => pkceLoginOf(provider.issuer, username, password);
 
 /** The assertions expectFailure needs (a tap Test has them). */
 interface Asserts {
