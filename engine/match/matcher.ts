@@ -3,7 +3,8 @@
  *
  * 1. Each query token is expanded to dictionary tokens that may be the same name part: the token
  *    itself, one-deletion neighbours (typos), tokens sharing a Double Metaphone code, tokens
- *    sharing enough trigrams (trigramFloor), nickname and spelling-variant group members, and, for
+ *    sharing enough trigrams (trigramFloor; for unknown and rare tokens), nickname and
+ *    spelling-variant group members, and, for
  *    tokens romanised from an abjad script, tokens with the same consonant skeleton. Each expansion
  *    is scored with the token combiner, so retrieval and scoring agree. Expansions are cached per
  *    worker: real traffic repeats its given names and surnames endlessly.
@@ -58,10 +59,12 @@ export interface NameCandidate {
 
 /** Most expansions kept per query token: beyond this they are far-fetched and cost postings. */
 const MAX_EXPANSIONS = 64;
+/** Rough cost, in postings, of checking one found name's tokens against a token's expansions. */
+const CHECK_COST_PER_NAME = 6;
 /** Margin added to the retrieval bound: pruning must not lose a name the alignment could pair differently. */
 const BOUND_SLACK = 0.03;
 /** Trigram postings longer than this are skipped: a trigram in tens of thousands of tokens selects nothing. */
-const MAX_TRIGRAM_POSTINGS = 20_000;
+const MAX_TRIGRAM_POSTINGS = 4_000;
 const EXPANSION_CACHE_LIMIT = 100_000;
 const MAX_QUERY_TOKENS = 31;
 const NO_MATCH: TokenMatch = Object.freeze({ similarity: 0, rule: 'fuzzy' });
@@ -219,8 +222,11 @@ export class Matcher {
       for (const id of lookup(keys.deletion, q)) ids.add(id);
       for (const v of deletionVariants(q)) for (const id of lookup(keys.deletion, v)) ids.add(id);
       if (opts.phonetic) for (const code of tokenPhoneticCodes(q)) for (const id of lookup(keys.phonetic, code)) ids.add(id);
-      // Trigrams find spellings two or more edits away that no other key reaches.
-      if (q.length >= MIN_TRIGRAM_TOKEN) this.trigramNeighbours(q, opts.trigramFloor, ids);
+      // Trigrams find spellings two or more edits away that no other key reaches. A name part
+      // several entities share already has its other spellings reached by the deletion, sound
+      // and spelling keys, so the costlier trigram walk is for unknown and rare tokens.
+      const common = exact !== undefined && this.index.tokens.df[exact]! >= KNOWN_TOKEN_DF;
+      if (!common && q.length >= MIN_TRIGRAM_TOKEN) this.trigramNeighbours(q, opts.trigramFloor, ids);
 
       const skeleton = tokenSkeleton(q);
       if (skeleton !== undefined) {
@@ -328,18 +334,65 @@ export class Matcher {
       skipY += heaviest[i]!;
     }
 
+    // MaxScore-style retrieval (Turtle & Flood, "Query evaluation: strategies and optimizations",
+    // IP&M 31(6), 1995): tokens are walked rarest first; once the tokens left could not lift a name
+    // they alone find to the threshold, they only add to names already found, never find new ones.
+    // Those common tokens (al, abd, mohammed ...) are then checked on the few names found instead
+    // of walking their long postings, which keeps retrieval sub-linear as the lists grow.
+    const volume = new Array<number>(n).fill(0);
+    for (let i = 0; i < n; i++) for (const e of query.expansions[i]!) volume[i]! += offsets[e.tokenId + 1]! - offsets[e.tokenId]!;
+    const order = [...Array(n).keys()].filter((i) => !skipped[i]).sort((x, y) => volume[x]! - volume[y]! || x - y);
+    let finding = order.length;
+    if (!opts.exactMatch) {
+      let a = skipA;
+      let y = skipY;
+      for (let k = order.length - 1; k >= 1; k--) {
+        const i = order[k]!;
+        a += weights[i]!;
+        y += heaviest[i]!;
+        // The best a name could reach holding only these tokens (its own weight at least y). The
+        // rarer tokens would be left unpaired, so it is a partial match: at most `a` of evidence.
+        const base = (a + y) / ((1 - l) * (a + y) + l * (q + y));
+        const need = Math.max(NAME_SCORE.partialEvidenceFull, NAME_SCORE.inexactEvidenceFull);
+        const penalty = a < need ? NAME_SCORE.evidencePenalty * (1 - a / need) : 0;
+        if (base - penalty + BOUND_SLACK >= target) break;
+        finding = k;
+      }
+    }
+
     let touched = 0;
-    for (let i = 0; i < n; i++) {
-      if (skipped[i]) continue;
+    for (let k = 0; k < order.length; k++) {
+      const i = order[k]!;
       const w = weights[i]!;
       const stamp = queryNo * 32 + i;
+      const finds = k < finding;
+      // An update-only token whose postings outnumber the name tokens found so far is checked on
+      // those names rather than walked.
+      if (!finds && volume[i]! > touched * CHECK_COST_PER_NAME) {
+        const gains = new Map<number, Expansion>();
+        for (const e of query.expansions[i]!) if (e.rule !== 'joined' && !gains.has(e.tokenId)) gains.set(e.tokenId, e);
+        for (let t = 0; t < touched; t++) {
+          const nameId = touchedList[t]!;
+          let best: Expansion | undefined;
+          for (const id of nameTokens(this.index, nameId)) {
+            const e = gains.get(id);
+            if (e && (!best || e.similarity > best.similarity)) best = e;
+          }
+          if (!best) continue;
+          const b = nameId << 2;
+          sf[b + 2]! += w * best.similarity;
+          sf[b + 3]! += gainOf(best);
+        }
+        continue;
+      }
       for (const e of query.expansions[i]!) {
         const gain = w * e.similarity;
         const gainC = gainOf(e);
         const end = offsets[e.tokenId + 1]!;
-        for (let k = offsets[e.tokenId]!; k < end; k++) {
-          const b = postings[k]! << 2;
+        for (let p = offsets[e.tokenId]!; p < end; p++) {
+          const b = postings[p]! << 2;
           if (si[b] !== queryNo) {
+            if (!finds) continue;
             si[b] = queryNo;
             sf[b + 2] = 0;
             sf[b + 3] = 0;
