@@ -51,7 +51,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     dataDir: path.resolve(dataDir(env)),
     oidcAuthority: authority === 'none' ? undefined : authority.replace(/\/+$/, ''),
     oidcAudience: env['AML_OIDC_AUDIENCE'] ?? 'aml-api',
-    threads: int(env, 'AML_THREADS', Math.max(1, os.availableParallelism()), 1, 256),
+    // The main thread serves HTTP and writes state: it keeps a core of its own when there are few.
+    threads: int(env, 'AML_THREADS', Math.max(1, os.availableParallelism() - 1), 1, 256),
     logLevel: env['AML_LOG_LEVEL'] ?? 'info',
     idempotencyTtlMs: int(env, 'AML_IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 90) * 3_600_000,
     stateDurability: durability,

@@ -10,6 +10,8 @@ import type { CompareItem, ItemResult, ScreenItem, WorkerReply, WorkerTask } fro
 
 /** Subjects per task: large enough to amortise the thread hop, small enough to spread over workers. */
 export const DEFAULT_CHUNK = 256;
+/** Most single-subject requests sent to a worker in one task. */
+const MICRO_BATCH = 32;
 
 export class EngineUnavailableError extends Error {
   override readonly name = 'EngineUnavailableError';
@@ -63,6 +65,40 @@ export class EnginePool {
       }),
     );
     return replies;
+  }
+
+  private pending: { dir: string; items: ScreenItem[]; settle: ((r: ItemResult<ScreeningOutcome>, version: string) => void)[]; fail: ((e: unknown) => void)[] } | undefined;
+
+  /**
+   * One subject, screened together with the others asked for in the same event-loop turn: one
+   * task (one message, one wake-up) per batch instead of one per request, which is what limits
+   * the request rate of a single-subject endpoint.
+   */
+  screenOne(indexDir: string, item: ScreenItem): Promise<{ version: string; result: ItemResult<ScreeningOutcome> }> {
+    return new Promise((resolve, reject) => {
+      if (this.pending && this.pending.dir !== indexDir) this.flushPending();
+      if (!this.pending) {
+        this.pending = { dir: indexDir, items: [], settle: [], fail: [] };
+        setImmediate(() => this.flushPending());
+      }
+      this.pending.items.push(item);
+      this.pending.settle.push((result, version) => resolve({ version, result }));
+      this.pending.fail.push(reject);
+      if (this.pending.items.length >= MICRO_BATCH) this.flushPending();
+    });
+  }
+
+  private flushPending(): void {
+    const batch = this.pending;
+    if (!batch) return;
+    this.pending = undefined;
+    this.run({ kind: 'screen', indexDir: batch.dir, items: batch.items }).then(
+      (reply) => {
+        if (reply.kind !== 'screen') throw new Error('unexpected reply');
+        reply.results.forEach((r, i) => batch.settle[i]!(r, reply.version));
+      },
+      (err: unknown) => batch.fail.forEach((f) => f(err)),
+    );
   }
 
   async screen(indexDir: string, items: readonly ScreenItem[], chunk = DEFAULT_CHUNK): Promise<{ version: string; results: ItemResult<ScreeningOutcome>[] }> {

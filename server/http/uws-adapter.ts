@@ -20,6 +20,7 @@ export interface HttpServer {
 }
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
+const EMPTY_QUERY = new URLSearchParams();
 
 function statusLine(status: number): string {
   return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
@@ -46,7 +47,8 @@ export function listen(core: ApiCore, host: string, port: number): Promise<HttpS
     });
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
-    const query = new URLSearchParams(req.getQuery() ?? '');
+    const rawQuery = req.getQuery();
+    const query = rawQuery ? new URLSearchParams(rawQuery) : EMPTY_QUERY;
     const headers: Record<string, string> = {};
     req.forEach((k, v) => {
       headers[k] = v;

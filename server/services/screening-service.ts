@@ -126,7 +126,7 @@ export class ScreeningService {
     tenant: TenantRecord,
     units: number,
     idempotency: { key: string; hash: string } | undefined,
-    work: () => Promise<{ response: StoredResponse; results: ScreeningResult[]; kind: ScreeningKind; deliveries: WebhookDelivery[] }>,
+    work: () => Promise<{ response: StoredResponse; results: { id: string; createdAt: string; json: string }[]; kind: ScreeningKind; deliveries: WebhookDelivery[] }>,
   ): Promise<StoredResponse & { replayed: boolean }> {
     const now = this.clock.now();
     const month = monthOf(now);
@@ -159,7 +159,7 @@ export class ScreeningService {
       done = await work();
       await this.store.complete({
         tenantId: tenant.id,
-        screenings: done.results.map((r) => ({ id: r.id, tenantId: tenant.id, kind: done.kind, createdAt: r.createdAt, result: r })),
+        screenings: done.results.map((r) => ({ id: r.id, tenantId: tenant.id, kind: done.kind, createdAt: r.createdAt, result: r.json })),
         deliveries: done.deliveries,
         ...(idempotency ? { idempotency: { key: idempotency.key, response: { status: done.response.status, contentType: 'application/json', body: done.response.body } } } : {}),
       });
@@ -177,9 +177,11 @@ export class ScreeningService {
     const now = this.clock.now();
     const prepared = this.prepare(tenant, body, version, now);
     return this.counted(tenant, 1, idempotency, async () => {
-      const [outcome] = await this.screenOnPool(version, [prepared]);
+      const { result: r } = await this.pool.screenOne(version.dir, prepared.item);
+      if (!r.ok) throw new ApiError('internal', `the subject could not be screened (${r.code})`);
+      const outcome = r.value;
       const createdAt = this.clock.now().toISOString();
-      const result = this.result(prepared, outcome!, version, createdAt);
+      const result = this.result(prepared, outcome, version, createdAt);
       const delivery: WebhookDelivery = {
         id: randomUUID(),
         tenantId: tenant.id,
@@ -194,7 +196,9 @@ export class ScreeningService {
         lastStatus: null,
         deliveredAt: null,
       };
-      return { response: { status: 200, body: JSON.stringify(result) }, results: [result], kind: 'check', deliveries: [delivery] };
+      // Serialised once: the response, the stored record and an idempotent replay are these bytes.
+      const json = JSON.stringify(result);
+      return { response: { status: 200, body: json }, results: [{ id: result.id, createdAt, json }], kind: 'check', deliveries: [delivery] };
     });
   }
 
@@ -218,15 +222,16 @@ export class ScreeningService {
       const outcomes = await this.screenOnPool(version, prepared);
       const createdAt = this.clock.now().toISOString();
       const results = prepared.map((p, i) => this.result(p, outcomes[i]!, version, createdAt));
-      const body = format === 'csv' ? bulkCsv(results) : JSON.stringify({ count: results.length, listVersion: version.meta.version, results });
-      return { response: { status: 200, body }, results, kind: 'bulk', deliveries: [] };
+      const jsons = results.map((r) => JSON.stringify(r));
+      const body = format === 'csv' ? bulkCsv(results) : `{"count":${results.length},"listVersion":${JSON.stringify(version.meta.version)},"results":[${jsons.join(',')}]}`;
+      return { response: { status: 200, body }, results: results.map((r, i) => ({ id: r.id, createdAt, json: jsons[i]! })), kind: 'bulk', deliveries: [] };
     });
     return { ...out, format };
   }
 
   async get(tenantId: string, id: string): Promise<string | undefined> {
     const record = await this.store.getScreening(tenantId, id);
-    return record ? JSON.stringify(record.result) : undefined;
+    return record?.result;
   }
 }
 

@@ -21,7 +21,7 @@
  * | outbox-due           | [epoch ms of nextAttemptAt, delivery id]   | true (pending rows only)      |
  * | outbox-by-tenant     | [tenantId, state, epoch ms of createdAt, id]| true                         |
  *
- * Every read-modify-write is one synchronous write transaction (env.transactionSync): the check
+ * Every read-modify-write is one write transaction (batched with those of the same event-loop turn): the check
  * and the write see the same snapshot and commit together, and because lmdb-js runs the callback
  * on the calling thread, concurrent callers in this process are serialised and other processes
  * wait on LMDB's write lock.
@@ -250,10 +250,15 @@ export class LmdbStateStore implements StateStore {
     if (this.closed) throw new StateStoreClosedError(`state store ${this.dir} is closed`);
   }
 
-  /** One synchronous write transaction; `fn` must not be async. Throwing aborts it. */
-  private write<T>(fn: () => T): T {
+  /**
+   * One write transaction; `fn` runs synchronously inside it and must not be async; it may throw
+   * only before its first write (it checks, then writes). lmdb-js batches the transactions started in one event-loop turn into one commit
+   * (each callback still atomic, and seeing the writes of those before it), so concurrent requests
+   * share a commit instead of paying one each.
+   */
+  private async write<T>(fn: () => T): Promise<T> {
     this.assertOpen();
-    const result = this.env.transactionSync(fn);
+    const result = await this.env.transaction(fn);
     if (this.durability === 'os') this.dirty = true;
     return result;
   }
@@ -299,7 +304,7 @@ export class LmdbStateStore implements StateStore {
   // ---------------------------------------------------------------- tenants and keys
 
   async createTenant(tenant: TenantRecord, firstKey: ApiKeyRecord): Promise<void> {
-    this.write(() => {
+    await this.write(() => {
       if (firstKey.tenantId !== tenant.id) throw new Error(`the first key belongs to tenant ${firstKey.tenantId}, not ${tenant.id}`);
       if (tenant.monthlyScreeningQuota !== null) count(tenant.monthlyScreeningQuota, 'monthlyScreeningQuota');
       if (this.db.tenantSlugs.get(tenant.slug) !== undefined) throw new SlugTakenError(`tenant slug ${JSON.stringify(tenant.slug)} is taken`);
@@ -332,7 +337,7 @@ export class LmdbStateStore implements StateStore {
   }
 
   async addApiKey(key: ApiKeyRecord): Promise<void> {
-    this.write(() => {
+    await this.write(() => {
       if (this.db.tenants.get(key.tenantId) === undefined) throw new UnknownTenantError(`no tenant ${key.tenantId}`);
       if (this.db.apiKeys.get(key.hash) !== undefined) throw new Error(`an API key with this hash exists`);
       if (this.db.apiKeysByTenant.get([key.tenantId, key.id]) !== undefined) throw new Error(`tenant ${key.tenantId} has a key ${key.id}`);
@@ -418,17 +423,18 @@ export class LmdbStateStore implements StateStore {
   }
 
   async complete(req: CompleteRequest): Promise<void> {
-    this.write(() => {
+    await this.write(() => {
+      // Everything is checked before anything is written: a batched transaction callback that
+      // throws half-way would not undo its earlier writes.
       for (const s of req.screenings) {
         if (s.tenantId !== req.tenantId) throw new Error(`screening ${s.id} belongs to tenant ${s.tenantId}, not ${req.tenantId}`);
-        this.db.screenings.putSync(s.id, s);
       }
       for (const d of req.deliveries) {
         if (d.tenantId !== req.tenantId) throw new Error(`delivery ${d.id} belongs to tenant ${d.tenantId}, not ${req.tenantId}`);
-        const old = this.db.outbox.get(d.id);
-        if (old !== undefined) throw new Error(`delivery ${d.id} exists`);
-        this.putDelivery(d);
+        if (this.db.outbox.get(d.id) !== undefined) throw new Error(`delivery ${d.id} exists`);
       }
+      for (const s of req.screenings) this.db.screenings.putSync(s.id, s);
+      for (const d of req.deliveries) this.putDelivery(d);
       if (req.idempotency) {
         const key: Pair = [req.tenantId, req.idempotency.key];
         const found = this.db.idempotency.get(key);
@@ -441,7 +447,7 @@ export class LmdbStateStore implements StateStore {
   async release(req: ReleaseRequest): Promise<void> {
     count(req.units, 'units');
     month(req.month);
-    this.write(() => {
+    await this.write(() => {
       const usageKey: Pair = [req.tenantId, req.month];
       const used = this.db.usage.get(usageKey);
       if (used !== undefined) this.db.usage.putSync(usageKey, Math.max(0, used - req.units));
@@ -519,7 +525,7 @@ export class LmdbStateStore implements StateStore {
       if (outcome.nextAttemptAt === undefined) throw new RangeError('a pending outcome needs nextAttemptAt');
       ms(outcome.nextAttemptAt, 'nextAttemptAt');
     }
-    this.write(() => {
+    await this.write(() => {
       const d = this.db.outbox.get(id);
       if (d === undefined) throw new Error(`no delivery ${id}`);
       if (d.state !== 'pending') return;

@@ -49,8 +49,8 @@ export interface ScreeningRecord {
   readonly tenantId: string;
   readonly kind: ScreeningKind;
   readonly createdAt: string;
-  /** the JSON response body of the screening result, exactly as returned */
-  readonly result: unknown;
+  /** the screening result as JSON text, exactly as returned (stored as text: no second serialisation) */
+  readonly result: string;
 }
 
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const;
@@ -88,4 +88,90 @@ export interface IdempotencyRecord {
   readonly units: number;
   /** month (YYYY-MM, UTC) the units were counted in */
   readonly month: string;
+}
+
+/** The five fields of the outcome summary that monitoring compares (contract part 6). */
+export interface OutcomeSummaryRecord {
+  readonly classification: string | null;
+  readonly pepTiers: readonly string[];
+  readonly sourceLists: readonly string[];
+  readonly matchCount: number;
+  readonly adverseMediaStatus: string;
+}
+
+/** A subject under ongoing monitoring, with what it was screened with and its last outcome. */
+export interface MonitoredSubjectRecord {
+  readonly id: string;
+  readonly tenantId: string;
+  /** the screening request as given (subject, options), re-screened on every list update */
+  readonly request: Readonly<Record<string, unknown>>;
+  readonly userReference: string | null;
+  readonly createdAt: string;
+  readonly active: boolean;
+  readonly stoppedAt: string | null;
+  readonly lastScreeningId: string;
+  readonly lastOutcome: OutcomeSummaryRecord;
+  /** index version of the last screen */
+  readonly lastListVersion: string;
+  readonly lastScreenedAt: string;
+}
+
+export const BATCH_STATES = ['queued', 'running', 'completed', 'failed', 'cancelled', 'stopped'] as const;
+export type BatchState = (typeof BATCH_STATES)[number];
+
+export interface BatchJobRecord {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly state: BatchState;
+  /** why it failed or stopped (quota_exceeded, unreadable file, ...) */
+  readonly reason: string | null;
+  readonly file: { readonly name: string; readonly sha256: string; readonly bytes: number; readonly format: 'csv' | 'json' | 'jsonl' | 'xlsx'; readonly path: string };
+  /** the screening options of the form parts, as a screening request without a name */
+  readonly options: Readonly<Record<string, unknown>>;
+  readonly rowsTotal: number | null;
+  /** rows read, screened or refused, in file order: the checkpoint */
+  readonly rowsDone: number;
+  readonly rowsMatched: number;
+  readonly rowsFailed: number;
+  readonly createdAt: string;
+  readonly startedAt: string | null;
+  readonly finishedAt: string | null;
+  readonly updatedAt: string;
+  /** a chunk counted against the quota whose results are not written yet (crash recovery) */
+  readonly pendingChunk: { readonly fromRow: number; readonly toRow: number; readonly units: number; readonly month: string } | null;
+}
+
+/** One row of a batch job's results, compact: full results are kept only for matched rows. */
+export interface BatchRowRecord {
+  /** 1-based row number in the file (data rows, header excluded) */
+  readonly row: number;
+  readonly userReference: string | null;
+  readonly name: string | null;
+  readonly screeningId: string | null;
+  readonly error: string | null;
+  readonly isMatch: boolean;
+  readonly score: number;
+  readonly decision: string | null;
+  readonly riskScore: number;
+  readonly riskBand: string | null;
+  readonly classification: string | null;
+  readonly pepTiers: readonly string[];
+  readonly sourceLists: readonly string[];
+  readonly matchCount: number;
+  readonly topMatches: readonly { readonly entityId: string; readonly list: string; readonly name: string; readonly score: number }[];
+}
+
+export const MONITORING_RUN_STATES = ['running', 'completed'] as const;
+
+export interface MonitoringRunRecord {
+  readonly id: string;
+  /** the index version the run re-screens against */
+  readonly listVersion: string;
+  readonly state: (typeof MONITORING_RUN_STATES)[number];
+  /** key after which the next chunk starts (null: from the first subject) */
+  readonly cursor: string | null;
+  readonly subjectsDone: number;
+  readonly alerts: number;
+  readonly startedAt: string;
+  readonly finishedAt: string | null;
 }

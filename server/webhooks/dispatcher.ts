@@ -29,6 +29,10 @@ export function backoffMs(attempts: number, baseDelayMs: number, maxDelayMs: num
   return Math.round(raw * (0.8 + 0.4 * random()));
 }
 
+/** Deliveries in flight at once: receivers answer in milliseconds to seconds, the sends overlap. */
+const DEFAULT_CONCURRENCY = 32;
+const RECEIVER_CACHE_MS = 60_000;
+
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
@@ -37,6 +41,8 @@ export class WebhookDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly fetchImpl: typeof fetch;
   private readonly now: () => Date;
+  /** tenant -> receiver address and opened signing secret, kept a minute: one decrypt per tenant, not per delivery */
+  private readonly receivers = new Map<string, { url: string; secret: string; until: number }>();
 
   constructor(
     private readonly store: StateStore,
@@ -80,7 +86,7 @@ export class WebhookDispatcher {
     if (this.running || this.stopped) return;
     this.running = true;
     try {
-      const room = (this.opts.concurrency ?? 8) - this.inFlight.size;
+      const room = (this.opts.concurrency ?? DEFAULT_CONCURRENCY) - this.inFlight.size;
       if (room > 0) {
         const lease = this.opts.timeoutMs * 2 + 5_000;
         const due = await this.store.claimDueDeliveries(this.now().toISOString(), room, lease);
@@ -103,18 +109,29 @@ export class WebhookDispatcher {
     }
   }
 
+  private async receiver(tenantId: string): Promise<{ url: string; secret: string } | undefined> {
+    const now = Date.now();
+    const cached = this.receivers.get(tenantId);
+    if (cached && cached.until > now) return cached;
+    const tenant = await this.store.getTenant(tenantId);
+    if (!tenant) return undefined;
+    const entry = { url: tenant.webhookUrl, secret: openSecret(this.masterKey, tenant.webhookSecret), until: now + RECEIVER_CACHE_MS };
+    this.receivers.set(tenantId, entry);
+    return entry;
+  }
+
   private async deliver(d: WebhookDelivery): Promise<void> {
     const attempt = d.attempts + 1;
     let status: number | null = null;
     let error: string | null = null;
-    const tenant = await this.store.getTenant(d.tenantId);
-    if (!tenant) {
+    const receiver = await this.receiver(d.tenantId);
+    if (!receiver) {
       await this.store.recordDeliveryAttempt(d.id, { state: 'failed', at: this.now().toISOString(), status: null, error: 'tenant no longer exists' });
       return;
     }
     try {
-      const secret = openSecret(this.masterKey, tenant.webhookSecret);
-      const res = await this.fetchImpl(tenant.webhookUrl, {
+      const { url, secret } = receiver;
+      const res = await this.fetchImpl(url, {
         method: 'POST',
         headers: webhookHeaders(secret, d.event, d.body, this.now()),
         body: d.body,
@@ -126,7 +143,7 @@ export class WebhookDispatcher {
       await res.arrayBuffer().catch(() => undefined);
       if (status >= 200 && status < 300) {
         await this.store.recordDeliveryAttempt(d.id, { state: 'delivered', at: this.now().toISOString(), status, error: null });
-        this.log.info({ delivery: d.id, event: d.event, tenant: d.tenantId, attempt, status }, 'webhook delivered');
+        this.log.debug({ delivery: d.id, event: d.event, tenant: d.tenantId, attempt, status }, 'webhook delivered');
         return;
       }
       error = `receiver answered ${status}`;

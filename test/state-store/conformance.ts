@@ -86,7 +86,7 @@ function screeningRecord(tenantId: string, id: string): ScreeningRecord {
     tenantId,
     kind: 'check',
     createdAt: at(),
-    result: { id, outcome: 'potential_match', score: 0.875, matches: [{ entityId: 'UN:QDi.1', names: ['Ḥusayn', 'Хусейн'] }], note: null },
+    result: JSON.stringify({ id, outcome: 'potential_match', score: 0.875, matches: [{ entityId: 'UN:QDi.1', names: ['Ḥusayn', 'Хусейн'] }], note: null }),
   };
 }
 
@@ -334,7 +334,7 @@ export function stateStoreConformance(t: Test, name: string, open: OpenStateStor
       const { id } = ids();
       const [a, b] = [id('tenant'), id('tenant')];
       const s1 = screeningRecord(a, id('scr'));
-      const s2 = { ...screeningRecord(a, id('scr')), kind: 'bulk' as const, result: [{ n: 1 }, { n: 2 }] };
+      const s2 = { ...screeningRecord(a, id('scr')), kind: 'bulk' as const, result: JSON.stringify([{ n: 1 }, { n: 2 }]) };
       const d1 = deliveryRecord(a, id('dlv'), 0);
       await store.complete({ tenantId: a, screenings: [s1, s2], deliveries: [d1] });
       t.same(await store.getScreening(a, s1.id), s1);
