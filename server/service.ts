@@ -6,7 +6,8 @@
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import { EnginePool } from '../engine/pool/engine-pool.js';
-import { indexRoot } from '../index-builder/locations.js';
+import { SHIPPED_DATA_DIR, indexRoot } from '../index-builder/locations.js';
+import { loadCountryResolver } from '../index-builder/country-resolver.js';
 import { CredentialAuthenticator, type TokenVerifier } from './auth/authenticate.js';
 import { createOidcVerifier } from './auth/oidc-verifier.js';
 import type { ServiceConfig } from './config.js';
@@ -57,9 +58,12 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
   await pool.warm(version.dir);
 
   const verifier = deps.verifier ?? (config.oidcAuthority ? createOidcVerifier({ authority: config.oidcAuthority, audience: config.oidcAudience }) : undefined);
-  const screening = new ScreeningService(store, pool, index, {
+  const countries = await loadCountryResolver(SHIPPED_DATA_DIR);
+  const screening = new ScreeningService(store, pool, index, countries, {
     idempotencyTtlMs: config.idempotencyTtlMs,
-    idempotencyStaleMs: 5 * 60_000,
+    // A request takes milliseconds to a few seconds (a bulk of 1,000): a pending key older than a
+    // minute belongs to a process that died.
+    idempotencyStaleMs: 60_000,
   });
   const tenants = new TenantService(store, masterKey);
   const dispatcher = new WebhookDispatcher(store, masterKey, config.webhook, log);

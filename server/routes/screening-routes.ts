@@ -18,7 +18,9 @@ function idempotency(request: ApiRequest): { key: string; hash: string } | undef
   const key = request.headers['idempotency-key'];
   if (key === undefined) return undefined;
   if (!IDEMPOTENCY_KEY.test(key)) throw new ApiError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters', { errors: [{ pointer: '', message: 'bad Idempotency-Key header' }] });
-  return { key, hash: requestHash(request.method, request.path, request.body) };
+  // The query is part of the request: the same bulk asked as CSV and as JSON are two requests.
+  const target = request.query.size > 0 ? `${request.path}?${request.query.toString()}` : request.path;
+  return { key, hash: requestHash(request.method, target, request.body) };
 }
 
 /** A stored JSON body, sent as the negotiated JSON type. */

@@ -11,6 +11,8 @@ import type { EnginePool } from '../../engine/pool/engine-pool.js';
 import type { ScreenItem } from '../../engine/pool/messages.js';
 import type { ScreeningOutcome } from '../../engine/result.js';
 import { MATCH_OPTION_KEYS } from '../../engine/schemas.js';
+import { isRealDate } from '../../engine/dates.js';
+import type { CountryResolver } from '../../engine/countries.js';
 import { ApiError } from '../http/errors.js';
 import type { TenantRecord, WebhookDelivery, ScreeningKind } from '../state/records.js';
 import type { StateStore } from '../state/state-store.js';
@@ -61,6 +63,7 @@ export class ScreeningService {
     private readonly store: StateStore,
     private readonly pool: EnginePool,
     private readonly index: IndexState,
+    private readonly countries: CountryResolver,
     private readonly opts: ScreeningServiceOptions,
     private readonly clock: Clock = SYSTEM_CLOCK,
   ) {}
@@ -72,6 +75,13 @@ export class ScreeningService {
   }
 
   private prepare(tenant: TenantRecord, body: ScreeningRequestBody, version: IndexVersion, now: Date): Prepared {
+    // The schema checks the shapes; these checks need the calendar and the territory table.
+    if (body.dob !== undefined && !isRealDate(body.dob)) {
+      throw new ApiError('invalid_request', `/dob ${body.dob} is not a date of the calendar`, { errors: [{ pointer: '/dob', message: 'is not a real date' }] });
+    }
+    if (body.country !== undefined && !this.countries.isCode(body.country.toUpperCase())) {
+      throw new ApiError('invalid_request', `/country ${body.country} is not an ISO 3166-1 alpha-2 code`, { errors: [{ pointer: '/country', message: 'is not a known country code' }] });
+    }
     const lists = listsToScreen(tenant.enabledLists, body.coveragePreset, body.lists, version.meta);
     checkDataAge(lists, version.meta, body.maxDataAgeDays, now);
     const partial: Record<string, unknown> = {};
@@ -119,8 +129,10 @@ export class ScreeningService {
   }
 
   /**
-   * Counts `units`, runs `work`, stores what it returns. Replays, conflicts and the cap are
-   * decided before anything is screened; a failure after counting gives the units back.
+   * Runs `work` and stores what it returns, counting `units` against the quota in the same write
+   * as the results: a request that dies before it is stored counts nothing, and concurrent
+   * requests never pass the cap. Replays, conflicts and a cap already reached are decided before
+   * anything is screened.
    */
   private async counted(
     tenant: TenantRecord,
@@ -130,44 +142,54 @@ export class ScreeningService {
   ): Promise<StoredResponse & { replayed: boolean }> {
     const now = this.clock.now();
     const month = monthOf(now);
-    const reserved = await this.store.reserve({
-      tenantId: tenant.id,
-      month,
-      units,
-      limit: tenant.monthlyScreeningQuota,
-      now: now.toISOString(),
-      ...(idempotency ? { idempotency: { key: idempotency.key, requestHash: idempotency.hash, ttlMs: this.opts.idempotencyTtlMs, staleMs: this.opts.idempotencyStaleMs } } : {}),
-    });
-    switch (reserved.kind) {
-      case 'replay':
-        return { status: reserved.record.response?.status ?? 200, body: reserved.record.response?.body ?? '', replayed: true };
-      case 'conflict':
-        throw new ApiError('idempotency_conflict', 'this Idempotency-Key was used with a different request; use a new key for a new request');
-      case 'in_progress':
-        throw new ApiError('idempotency_in_progress', 'a request with this Idempotency-Key is still being processed; retry it shortly');
-      case 'quota_exceeded':
-        throw new ApiError('quota_exceeded', `monthly screening quota reached: ${reserved.used} of ${reserved.limit} screens used in ${month} (UTC); this request needs ${units}`, {
-          used: reserved.used,
-          limit: reserved.limit,
-          requested: units,
-        });
-      case 'reserved':
-        break;
+    const limit = tenant.monthlyScreeningQuota;
+    const refuse = (used: number, cap: number): never => {
+      throw new ApiError('quota_exceeded', `monthly screening quota reached: ${used} of ${cap} screens used in ${month} (UTC); this request needs ${units}`, {
+        used,
+        limit: cap,
+        requested: units,
+      });
+    };
+    if (idempotency) {
+      // Idempotency first: a replay of a completed request is answered even at the cap.
+      const reserved = await this.store.reserve({
+        tenantId: tenant.id,
+        month,
+        units: 0,
+        limit: null,
+        now: now.toISOString(),
+        idempotency: { key: idempotency.key, requestHash: idempotency.hash, ttlMs: this.opts.idempotencyTtlMs, staleMs: this.opts.idempotencyStaleMs },
+      });
+      if (reserved.kind === 'replay') return { status: reserved.record.response?.status ?? 200, body: reserved.record.response?.body ?? '', replayed: true };
+      if (reserved.kind === 'conflict') throw new ApiError('idempotency_conflict', 'this Idempotency-Key was used with a different request; use a new key for a new request');
+      if (reserved.kind === 'in_progress') throw new ApiError('idempotency_in_progress', 'a request with this Idempotency-Key is still being processed; retry it shortly');
+    }
+    const forget = async (): Promise<void> => {
+      if (idempotency) await this.store.release({ tenantId: tenant.id, month, units: 0, idempotencyKey: idempotency.key });
+    };
+    if (limit !== null) {
+      const used = await this.store.getUsage(tenant.id, month);
+      if (used + units > limit) {
+        await forget();
+        refuse(used, limit);
+      }
     }
     let done: Awaited<ReturnType<typeof work>>;
     try {
       done = await work();
-      await this.store.complete({
-        tenantId: tenant.id,
-        screenings: done.results.map((r) => ({ id: r.id, tenantId: tenant.id, kind: done.kind, createdAt: r.createdAt, result: r.json })),
-        deliveries: done.deliveries,
-        ...(idempotency ? { idempotency: { key: idempotency.key, response: { status: done.response.status, contentType: 'application/json', body: done.response.body } } } : {}),
-      });
     } catch (err) {
-      // The units go back even when a dead request counted them: the key is forgotten, so a retry counts anew.
-      await this.store.release({ tenantId: tenant.id, month, units, ...(idempotency ? { idempotencyKey: idempotency.key } : {}) });
+      await forget();
       throw err instanceof ApiError ? err : new ApiError('unavailable', 'the screening engine could not complete the request; nothing was counted');
     }
+    const stored = await this.store.complete({
+      tenantId: tenant.id,
+      screenings: done.results.map((r) => ({ id: r.id, tenantId: tenant.id, kind: done.kind, createdAt: r.createdAt, result: r.json })),
+      deliveries: done.deliveries,
+      count: { month, units, limit },
+      ...(idempotency ? { idempotency: { key: idempotency.key, response: { status: done.response.status, contentType: 'application/json', body: done.response.body } } } : {}),
+    });
+    // Others used the last units while this request was screened: it is refused, nothing stored.
+    if (stored.kind === 'quota_exceeded') refuse(stored.used, stored.limit);
     if (done.deliveries.length > 0) this.onDeliveries();
     return { ...done.response, replayed: false };
   }

@@ -49,6 +49,7 @@ import {
   SlugTakenError,
   UnknownTenantError,
   type CompleteRequest,
+  type CompleteResult,
   type DeliveryOutcome,
   type ReleaseRequest,
   type ReserveRequest,
@@ -422,8 +423,13 @@ export class LmdbStateStore implements StateStore {
     });
   }
 
-  async complete(req: CompleteRequest): Promise<void> {
-    await this.write(() => {
+  async complete(req: CompleteRequest): Promise<CompleteResult> {
+    if (req.count) {
+      count(req.count.units, 'units');
+      month(req.count.month);
+      if (req.count.limit !== null) count(req.count.limit, 'limit');
+    }
+    return this.write((): CompleteResult => {
       // Everything is checked before anything is written: a batched transaction callback that
       // throws half-way would not undo its earlier writes.
       for (const s of req.screenings) {
@@ -433,6 +439,20 @@ export class LmdbStateStore implements StateStore {
         if (d.tenantId !== req.tenantId) throw new Error(`delivery ${d.id} belongs to tenant ${d.tenantId}, not ${req.tenantId}`);
         if (this.db.outbox.get(d.id) !== undefined) throw new Error(`delivery ${d.id} exists`);
       }
+      let used: number | null = null;
+      if (req.count) {
+        const usageKey: Pair = [req.tenantId, req.count.month];
+        const before = this.db.usage.get(usageKey) ?? 0;
+        if (req.count.limit !== null && before + req.count.units > req.count.limit) {
+          if (req.idempotency) {
+            const key: Pair = [req.tenantId, req.idempotency.key];
+            if (this.db.idempotency.get(key)?.state === 'pending') this.db.idempotency.removeSync(key);
+          }
+          return { kind: 'quota_exceeded', used: before, limit: req.count.limit };
+        }
+        used = before + req.count.units;
+        this.db.usage.putSync(usageKey, used);
+      }
       for (const s of req.screenings) this.db.screenings.putSync(s.id, s);
       for (const d of req.deliveries) this.putDelivery(d);
       if (req.idempotency) {
@@ -441,6 +461,7 @@ export class LmdbStateStore implements StateStore {
         // A record purged or released meanwhile is not recreated: there is nothing to bind it to.
         if (found !== undefined) this.db.idempotency.putSync(key, { ...found, state: 'done', response: req.idempotency.response });
       }
+      return { kind: 'completed', used };
     });
   }
 

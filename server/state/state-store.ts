@@ -56,7 +56,16 @@ export interface CompleteRequest {
   readonly deliveries: readonly WebhookDelivery[];
   /** the idempotency key of the request, whose response is now stored for replay */
   readonly idempotency?: { readonly key: string; readonly response: NonNullable<IdempotencyRecord['response']> };
+  /**
+   * Units to count against the quota with this write: checked against the cap and counted in the
+   * same transaction that stores the results, so a request that dies before it is counts nothing
+   * and concurrent requests never pass the cap. Past the cap nothing is written and a pending
+   * idempotency key is forgotten.
+   */
+  readonly count?: { readonly month: string; readonly units: number; readonly limit: number | null };
 }
+
+export type CompleteResult = { readonly kind: 'completed'; readonly used: number | null } | { readonly kind: 'quota_exceeded'; readonly used: number; readonly limit: number };
 
 export interface ReleaseRequest {
   readonly tenantId: string;
@@ -90,7 +99,7 @@ export interface StateStore {
 
   // Quota, usage and idempotency
   reserve(request: ReserveRequest): Promise<ReserveResult>;
-  complete(request: CompleteRequest): Promise<void>;
+  complete(request: CompleteRequest): Promise<CompleteResult>;
   /** gives back units counted for a request that could not complete, and forgets its key */
   release(request: ReleaseRequest): Promise<void>;
   getUsage(tenantId: string, month: string): Promise<number>;

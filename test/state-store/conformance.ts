@@ -140,6 +140,54 @@ export function stateStoreConformance(t: Test, name: string, open: OpenStateStor
   };
 
   return t.test(`StateStore conformance: ${name}`, async (t) => {
+    // ------------------------------------------------------------------ counting at completion
+    test('complete with count: counts in the write that stores, never past the cap under concurrency', async (t, store) => {
+      const { id } = ids();
+      const { tenant } = await addTenant(store, id('tenant'));
+      const month = '2026-11';
+      const first = await store.complete({ tenantId: tenant.id, screenings: [screeningRecord(tenant.id, id('scr'))], deliveries: [], count: { month, units: 2, limit: 10 } });
+      t.same(first, { kind: 'completed', used: 2 });
+      // 64 concurrent completions of one unit race for the last 8 units.
+      const results = await Promise.all(
+        Array.from({ length: 64 }, () => {
+          const scr = screeningRecord(tenant.id, id('scr'));
+          return store.complete({ tenantId: tenant.id, screenings: [scr], deliveries: [], count: { month, units: 1, limit: 10 } }).then((r) => ({ r, scr }));
+        }),
+      );
+      const won = results.filter((x) => x.r.kind === 'completed');
+      t.equal(won.length, 8, 'exactly the remaining units complete');
+      t.equal(await store.getUsage(tenant.id, month), 10, 'usage equals the cap');
+      for (const { r, scr } of results) {
+        const stored = await store.getScreening(tenant.id, scr.id);
+        if (r.kind === 'completed') t.ok(stored, 'a completed write stored its screening');
+        else {
+          t.equal(stored, undefined, 'a refused write stored nothing');
+          t.same(r, { kind: 'quota_exceeded', used: 10, limit: 10 });
+        }
+      }
+      const unlimited = await store.complete({ tenantId: tenant.id, screenings: [], deliveries: [], count: { month, units: 5, limit: null } });
+      t.same(unlimited, { kind: 'completed', used: 15 }, 'no limit: counted anyway');
+      t.same(await store.complete({ tenantId: tenant.id, screenings: [], deliveries: [] }), { kind: 'completed', used: null }, 'without count nothing is counted');
+    });
+
+    test('complete with count past the cap forgets a pending idempotency key', async (t, store) => {
+      const { id } = ids();
+      const { tenant } = await addTenant(store, id('tenant'));
+      const now = '2026-11-21T10:00:00.000Z';
+      const idem = { key: 'k', requestHash: 'h', ttlMs: 86_400_000, staleMs: 60_000 };
+      t.equal((await store.reserve({ tenantId: tenant.id, month: '2026-11', units: 0, limit: null, now, idempotency: idem })).kind, 'reserved');
+      const r = await store.complete({
+        tenantId: tenant.id,
+        screenings: [screeningRecord(tenant.id, id('scr'))],
+        deliveries: [],
+        count: { month: '2026-11', units: 1, limit: 0 },
+        idempotency: { key: 'k', response: { status: 200, contentType: 'application/json', body: '{}' } },
+      });
+      t.equal(r.kind, 'quota_exceeded');
+      const again = await store.reserve({ tenantId: tenant.id, month: '2026-11', units: 0, limit: null, now, idempotency: idem });
+      t.equal(again.kind, 'reserved', 'the key is free again: a retry is a new request');
+    });
+
     // ------------------------------------------------------------------ tenants
     test('tenants: create, get, list; unknown id is undefined', async (t, store) => {
       const { id } = ids();

@@ -1,0 +1,224 @@
+/**
+ * Child processes of the HTTP bench (the service, the baseline and webhook-sink servers, the load
+ * generators) and their clean-up on every way out: normal end, an error, Ctrl-C or SIGTERM. Also
+ * CPU time per thread of a child, from /proc (Linux only; elsewhere the figures are absent).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+
+const children = new Set<ChildProcess>();
+const cleanups: (() => void)[] = [];
+let installed = false;
+
+/** Registers a child: it is killed if the bench exits before stopping it. */
+export function track(child: ChildProcess): ChildProcess {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  installHandlers();
+  return child;
+}
+
+/** Synchronous work (removing a temporary directory) for the way out. */
+export function onExit(fn: () => void): void {
+  cleanups.push(fn);
+  installHandlers();
+}
+
+function killAll(): void {
+  for (const c of children) {
+    try {
+      c.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  children.clear();
+  for (const fn of cleanups.splice(0)) {
+    try {
+      fn();
+    } catch {
+      // best effort
+    }
+  }
+}
+
+function installHandlers(): void {
+  if (installed) return;
+  installed = true;
+  process.once('exit', killAll);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`\n${signal}: stopping the bench and its child processes\n`);
+      killAll();
+      process.exit(130);
+    });
+  }
+}
+
+/** Stops a child: SIGTERM, then SIGKILL after `graceMs`. Resolves with its exit code or signal. */
+export function stop(child: ChildProcess, graceMs: number): Promise<string> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(String(child.exitCode ?? child.signalCode));
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve(signal ?? `exit ${code}`);
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Forks a bench module (compiled .js next to this file) with an IPC channel. */
+export function forkModule(file: string, args: readonly string[] = [], execArgv: readonly string[] = []): ChildProcess {
+  const script = new URL(file, import.meta.url).pathname;
+  return track(fork(script, [...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...execArgv] }));
+}
+
+/**
+ * The IPC messages of a child, kept until asked for: a message that arrives before anyone waits
+ * for it is not lost. `next(type)` rejects when the child reports an error or exits first.
+ */
+export class Inbox {
+  private readonly queue: { type?: string; message?: string }[] = [];
+  private wake: (() => void) | undefined;
+  private exited: string | undefined;
+
+  constructor(private readonly child: ChildProcess) {
+    child.on('message', (m: { type?: string }) => {
+      this.queue.push(m);
+      this.wake?.();
+    });
+    child.once('exit', (code, signal) => {
+      this.exited = signal ?? `exit ${code}`;
+      this.wake?.();
+    });
+  }
+
+  async next<T>(type: string, timeoutMs: number): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const i = this.queue.findIndex((m) => m.type === type || m.type === 'error');
+      if (i >= 0) {
+        const [m] = this.queue.splice(i, 1);
+        if (m!.type === 'error') throw new Error(m!.message ?? 'child failed');
+        return m as T;
+      }
+      if (this.exited !== undefined) throw new Error(`child exited (${this.exited}) before sending ${type}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no ${type} from the child within ${timeoutMs} ms`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.wake = () => {
+          clearTimeout(timer);
+          this.wake = undefined;
+          resolve();
+        };
+      });
+    }
+  }
+
+  send(m: unknown): void {
+    this.child.send(m as object);
+  }
+}
+
+/** A port free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU time per thread (Linux /proc)
+
+/** Clock ticks per second of /proc/<pid>/stat: 100 on every Linux that node runs on. */
+const CLK_TCK = 100;
+
+export interface ThreadCpu {
+  readonly tid: number;
+  readonly name: string;
+  /** seconds of user + system time */
+  readonly seconds: number;
+}
+
+export function threadCpu(pid: number): ThreadCpu[] | undefined {
+  const dir = `/proc/${pid}/task`;
+  let tids: string[];
+  try {
+    tids = fs.readdirSync(dir);
+  } catch {
+    return undefined;
+  }
+  const out: ThreadCpu[] = [];
+  for (const t of tids) {
+    try {
+      const stat = fs.readFileSync(`${dir}/${t}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ticks = Number(fields[11]) + Number(fields[12]);
+      const name = fs.readFileSync(`${dir}/${t}/comm`, 'utf8').trim();
+      out.push({ tid: Number(t), name, seconds: ticks / CLK_TCK });
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+}
+
+export interface CpuShare {
+  /** cores used over the window: CPU seconds / wall seconds */
+  readonly total: number;
+  /** the main thread (event loop: HTTP, validation, state store, webhook dispatch) */
+  readonly main: number;
+  /** every other thread, by thread name (node's worker threads run the engine) */
+  readonly byName: Readonly<Record<string, number>>;
+}
+
+/** Cores used per thread group between two samples taken `wallMs` apart. */
+export function cpuShare(pid: number, before: ThreadCpu[] | undefined, after: ThreadCpu[] | undefined, wallMs: number): CpuShare | undefined {
+  if (!before || !after || wallMs <= 0) return undefined;
+  const prior = new Map(before.map((t) => [t.tid, t.seconds]));
+  let total = 0;
+  let main = 0;
+  const byName: Record<string, number> = {};
+  for (const t of after) {
+    const d = t.seconds - (prior.get(t.tid) ?? 0);
+    if (d <= 0) continue;
+    total += d;
+    if (t.tid === pid) main += d;
+    else byName[t.name] = (byName[t.name] ?? 0) + d;
+  }
+  const r = (x: number): number => Math.round((x / (wallMs / 1000)) * 100) / 100;
+  return { total: r(total), main: r(main), byName: Object.fromEntries(Object.entries(byName).map(([k, v]) => [k, r(v)]).sort((a, b) => Number(b[1]) - Number(a[1]))) };
+}
+
+/** Busy CPU seconds of the whole machine so far (every core), from /proc/stat. */
+export function machineBusySeconds(): number | undefined {
+  try {
+    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+    const f = line.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal: busy is all but idle and iowait
+    const busy = (f[0] ?? 0) + (f[1] ?? 0) + (f[2] ?? 0) + (f[5] ?? 0) + (f[6] ?? 0) + (f[7] ?? 0);
+    return busy / CLK_TCK;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds of a process so far, every thread. */
+export function processSeconds(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  } catch {
+    return undefined;
+  }
+}
