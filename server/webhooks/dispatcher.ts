@@ -10,6 +10,7 @@ import { open as openSecret, type MasterKey } from '../crypto/secret-box.js';
 import type { StateStore } from '../state/state-store.js';
 import type { WebhookDelivery } from '../state/records.js';
 import { webhookHeaders } from './signature.js';
+import { postBody } from './http-post.js';
 
 export interface DispatcherOptions {
   readonly timeoutMs: number;
@@ -19,7 +20,8 @@ export interface DispatcherOptions {
   readonly pollMs: number;
   /** deliveries sent at once */
   readonly concurrency?: number;
-  readonly fetchImpl?: typeof fetch;
+  /** sends one delivery and resolves with the receiver's status (tests can replace it) */
+  readonly post?: (url: string, headers: Record<string, string>, body: string, timeoutMs: number) => Promise<number>;
   readonly now?: () => Date;
 }
 
@@ -39,7 +41,7 @@ export class WebhookDispatcher {
   private stopped = true;
   private rerun = false;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly fetchImpl: typeof fetch;
+  private readonly post: NonNullable<DispatcherOptions['post']>;
   private readonly now: () => Date;
   /** tenant -> receiver address and opened signing secret, kept a minute: one decrypt per tenant, not per delivery */
   private readonly receivers = new Map<string, { url: string; secret: string; until: number }>();
@@ -50,7 +52,7 @@ export class WebhookDispatcher {
     private readonly opts: DispatcherOptions,
     private readonly log: Logger,
   ) {
-    this.fetchImpl = opts.fetchImpl ?? fetch;
+    this.post = opts.post ?? postBody;
     this.now = opts.now ?? (() => new Date());
   }
 
@@ -131,16 +133,7 @@ export class WebhookDispatcher {
     }
     try {
       const { url, secret } = receiver;
-      const res = await this.fetchImpl(url, {
-        method: 'POST',
-        headers: webhookHeaders(secret, d.event, d.body, this.now()),
-        body: d.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.opts.timeoutMs),
-      });
-      status = res.status;
-      // The body is not needed; reading it frees the connection.
-      await res.arrayBuffer().catch(() => undefined);
+      status = await this.post(url, webhookHeaders(secret, d.event, d.body, this.now()), d.body, this.opts.timeoutMs);
       if (status >= 200 && status < 300) {
         await this.store.recordDeliveryAttempt(d.id, { state: 'delivered', at: this.now().toISOString(), status, error: null });
         this.log.debug({ delivery: d.id, event: d.event, tenant: d.tenantId, attempt, status }, 'webhook delivered');
@@ -148,7 +141,7 @@ export class WebhookDispatcher {
       }
       error = `receiver answered ${status}`;
     } catch (err) {
-      error = err instanceof Error ? (err.name === 'TimeoutError' ? `no answer within ${this.opts.timeoutMs} ms` : err.message) : String(err);
+      error = err instanceof Error ? err.message : String(err);
     }
     const at = this.now();
     if (attempt >= this.opts.maxAttempts) {
