@@ -1,14 +1,15 @@
 /**
  * `aml`: the command line users and benchmarks script against.
  *
- *   aml build-index [--from DIR | --download [--sources FILE]] [--as-of YYYY-MM-DD]
+ *   aml build-index [--from DIR | --download [--sources FILE]] [--as-of YYYY-MM-DD] [--data-dir DIR]
  *   aml screen "NAME" [--dob D] [--country CC] [--type T] [--threshold X] [...options]
  *   aml screen --jsonl            < subjects.jsonl > results.jsonl
  *   aml compare "NAME A" "NAME B" [--type T]
  *   aml compare --jsonl           < pairs.jsonl > scores.jsonl
  *
- * The index lives under AML_DATA_DIR (default var/); screen and compare build it from the
- * shipped snapshot first if none is published yet.
+ * The index lives under AML_DATA_DIR (default var/; build-index also takes --data-dir, which wins);
+ * screen and compare build it from the shipped snapshot first if none is published yet. A running
+ * server notices a version build-index publishes into its data directory and moves to it.
  */
 import { parseArgs } from 'node:util';
 import fs from 'node:fs';
@@ -30,7 +31,7 @@ import { ensureIndex as ensureIndexIn } from '../index-builder/ensure-index.js';
 import { isRealDate } from '../engine/dates.js';
 
 const USAGE = `usage:
-  aml build-index [--from DIR | --download [--sources FILE]] [--as-of YYYY-MM-DD]
+  aml build-index [--from DIR | --download [--sources FILE]] [--as-of YYYY-MM-DD] [--data-dir DIR]
   aml screen "NAME" [--dob YYYY[-MM-DD]] [--country CC] [--type person|organization|vessel|aircraft]
                     [--threshold X] [--exact] [--lists OFAC,UN,...] [--pep-tiers Domestic,...]
                     [--no-phonetic] [--no-nicknames] [--trigram-floor X] [--candidate-limit N]
@@ -54,15 +55,24 @@ function summary(report: BuildReport): unknown {
 async function buildCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { from: { type: 'string' }, download: { type: 'boolean' }, sources: { type: 'string' }, 'as-of': { type: 'string' }, quiet: { type: 'boolean' } },
+    options: {
+      from: { type: 'string' },
+      download: { type: 'boolean' },
+      sources: { type: 'string' },
+      'as-of': { type: 'string' },
+      'data-dir': { type: 'string' },
+      quiet: { type: 'boolean' },
+    },
   });
+  // The same resolution as the server's (AML_DATA_DIR, default var/), unless --data-dir names one.
+  const data = values['data-dir'] !== undefined ? path.resolve(values['data-dir']) : dataDir();
   const shipped = loadSnapshotSpec(SHIPPED_SPEC);
-  const root = indexRoot(dataDir());
+  const root = indexRoot(data);
   const today = new Date().toISOString().slice(0, 10);
   let spec = shipped;
   if (values.from) spec = specFromFolder(values.from, shipped, today);
   if (values.download) {
-    const dest = path.join(dataDir(), 'downloads', today);
+    const dest = path.join(data, 'downloads', today);
     const sources = await loadListSources(values.sources ? { configFile: values.sources } : {});
     process.stderr.write(`downloading lists to ${dest}\n`);
     await downloadLists(sources, { destDir: dest, onEvent: (e) => process.stderr.write(`  ${JSON.stringify(e)}\n`) });

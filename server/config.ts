@@ -5,6 +5,15 @@
 import os from 'node:os';
 import path from 'node:path';
 import { dataDir } from '../index-builder/locations.js';
+import type { RebuildSourceMode } from './index/rebuild-runner.js';
+import { MAX_BATCH_ROWS } from './batch/input/readers.js';
+
+/** AML_REBUILD_SOURCE: `shipped` (the snapshot in data/), `download` (the official addresses), or a folder of list files. */
+function rebuildSource(raw: string | undefined, sourcesFile: string | undefined): RebuildSourceMode {
+  if (raw === undefined || raw === '' || raw === 'shipped') return { kind: 'shipped' };
+  if (raw === 'download') return sourcesFile ? { kind: 'download', sourcesFile: path.resolve(sourcesFile) } : { kind: 'download' };
+  return { kind: 'folder', dir: path.resolve(raw) };
+}
 
 export interface ServiceConfig {
   readonly host: string;
@@ -26,6 +35,24 @@ export interface ServiceConfig {
     readonly pollMs: number;
   };
   readonly shutdownGraceMs: number;
+  readonly batch: {
+    /** largest file a batch upload accepts */
+    readonly maxFileBytes: number;
+    /** most data rows in one file */
+    readonly maxRows: number;
+    /** rows per chunk (one checkpoint, one quota reservation, one pool task) */
+    readonly chunkRows: number;
+    /** chunks in flight at once over all jobs */
+    readonly slots: number;
+  };
+  readonly monitoring: {
+    /** subjects per re-screen chunk */
+    readonly chunkSubjects: number;
+  };
+  /** how often the index root's CURRENT pointer is checked for a new version */
+  readonly indexPollMs: number;
+  /** where an admin-triggered rebuild reads the lists from */
+  readonly rebuildSource: RebuildSourceMode;
 }
 
 export class ConfigError extends Error {
@@ -64,5 +91,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
       pollMs: int(env, 'AML_WEBHOOK_POLL_MS', 500, 10, 60_000),
     },
     shutdownGraceMs: int(env, 'AML_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    batch: {
+      maxFileBytes: int(env, 'AML_BATCH_MAX_BYTES', 512 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
+      maxRows: int(env, 'AML_BATCH_MAX_ROWS', MAX_BATCH_ROWS, 1, MAX_BATCH_ROWS),
+      chunkRows: int(env, 'AML_BATCH_CHUNK_ROWS', 512, 1, 10_000),
+      slots: int(env, 'AML_BATCH_SLOTS', 1, 1, 64),
+    },
+    monitoring: {
+      chunkSubjects: int(env, 'AML_MONITORING_CHUNK', 512, 1, 10_000),
+    },
+    indexPollMs: int(env, 'AML_INDEX_POLL_MS', 2_000, 50, 600_000),
+    rebuildSource: rebuildSource(env['AML_REBUILD_SOURCE'], env['AML_REBUILD_SOURCES_FILE']),
   };
 }

@@ -24,6 +24,15 @@ import { TenantService } from './services/tenant-service.js';
 import { LmdbStateStore } from './state/lmdb-store.js';
 import type { StateStore } from './state/state-store.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { BatchService, storedFileReader } from './batch/batch-service.js';
+import { BatchJobRunner } from './batch/job-runner.js';
+import { IndexWatcher } from './index/index-watcher.js';
+import { RebuildRunner } from './index/rebuild-runner.js';
+import { verifyIndexVersion } from './index/verify-index.js';
+import { MonitoringRunner } from './monitoring/monitoring-runner.js';
+import { adminRoutes } from './routes/admin-routes.js';
+import { batchRoutes } from './routes/batch-routes.js';
+import { monitoringRoutes } from './routes/monitoring-routes.js';
 
 export interface RunningService {
   readonly url: string;
@@ -52,6 +61,9 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
   const version = await index.refresh();
   if (!version) throw new Error(`no list index under ${indexRoot(config.dataDir)}; run \`aml build-index\` first`);
 
+  // A damaged index file can bring a process down when it is mapped (SIGBUS): check it in a
+  // child process before the workers open it.
+  await verifyIndexVersion(version.dir);
   const store = LmdbStateStore.open(path.join(config.dataDir, 'state'), { durability: config.stateDurability });
   const masterKey = loadMasterKey({ env: process.env, dataDir: config.dataDir });
   const pool = new EnginePool({ threads: config.threads });
@@ -69,10 +81,26 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
   const dispatcher = new WebhookDispatcher(store, masterKey, config.webhook, log);
   screening.onDeliveries = () => dispatcher.wake();
 
+  const runner = new BatchJobRunner(store, pool, index, countries, (id) => store.getTenant(id), storedFileReader(config.dataDir), log, {
+    chunkRows: config.batch.chunkRows,
+    slots: config.batch.slots,
+  });
+  const batches = new BatchService(store, runner, index, countries, config.dataDir, config.batch);
+  const monitoring = new MonitoringRunner(store, pool, countries, log, { chunkSubjects: config.monitoring.chunkSubjects });
+  monitoring.onDeliveries = () => dispatcher.wake();
+  const watcher = new IndexWatcher({ state: index, pool, log, intervalMs: config.indexPollMs });
+  watcher.onVersion((v) => {
+    void monitoring.runFor(v);
+  });
+  const rebuild = new RebuildRunner({ sources: { dataDir: config.dataDir, source: config.rebuildSource }, log, onFinished: () => void watcher.check() });
+
   const router = new Router();
   screeningRoutes(router, screening, tenants, index);
   tenantRoutes(router, tenants);
   webhookRoutes(router, store);
+  batchRoutes(router, batches, tenants, config.batch.maxFileBytes);
+  monitoringRoutes(router, store);
+  adminRoutes(router, rebuild, watcher);
   healthRoutes(router, () => index.version?.meta.version);
   const core = new ApiCore(router, new CredentialAuthenticator(store, verifier), log);
 
@@ -85,6 +113,11 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
     throw err;
   }
   dispatcher.start();
+  await runner.start();
+  await watcher.start();
+  // Subjects screened on an older version before this start (a version published while the
+  // service was down) are brought up to date; a run cut short by a crash resumes.
+  void monitoring.runFor(version);
   const purge = setInterval(() => void store.purgeIdempotency(new Date().toISOString()).catch(() => undefined), 3_600_000);
   purge.unref();
   log.info({ port: server.port, index: version.meta.version, threads: pool.threads }, 'listening');
@@ -102,6 +135,10 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
         const deadline = Date.now() + config.shutdownGraceMs;
         while (server.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
         clearInterval(purge);
+        await rebuild.stop();
+        await watcher.stop();
+        await runner.stop();
+        await monitoring.stop();
         await dispatcher.stop();
         await store.flush();
         await store.close();

@@ -3,7 +3,7 @@
  * one code path, chunks of subjects per task, input order kept.
  */
 import os from 'node:os';
-import { Piscina } from 'piscina';
+import { Piscina, queueOptionsSymbol } from 'piscina';
 import type { NameComparison } from '../screener.js';
 import type { ScreeningOutcome } from '../result.js';
 import type { CompareItem, ItemResult, ScreenItem, WorkerReply, WorkerTask } from './messages.js';
@@ -14,8 +14,71 @@ export const DEFAULT_CHUNK = 256;
 const MICRO_BATCH = 32;
 
 export class EngineUnavailableError extends Error {
-  override readonly name = 'EngineUnavailableError';
+  override readonly name: string = 'EngineUnavailableError';
 }
+
+/** A version that could not be opened in every worker thread: the service keeps the one it has. */
+export class IndexWarmError extends EngineUnavailableError {
+  override readonly name = 'IndexWarmError';
+  constructor(
+    readonly indexDir: string,
+    /** index_unavailable (the version failed to open or to read), worker_failed, or not_every_thread */
+    readonly code: string,
+    readonly detail: string,
+    /** The thread that reported the failure, when one did. */
+    readonly threadId?: number,
+  ) {
+    super(`index version ${indexDir} could not be opened in every worker: ${code}: ${detail}`);
+  }
+}
+
+/** One worker thread after a warm. */
+export interface WarmedThread {
+  readonly threadId: number;
+  /** Version directories it holds open, most recently used first. */
+  readonly open: readonly string[];
+  /** Index opens it has made since it started. */
+  readonly opens: number;
+}
+
+export interface WarmReport {
+  readonly version: string;
+  /** Every thread of the pool, each of which has the version open. */
+  readonly threads: readonly WarmedThread[];
+}
+
+/** Rounds of targeted warm tasks before warmAll gives up on a thread that keeps being replaced. */
+const WARM_ROUNDS = 3;
+
+/** Piscina's task-queue options slot, read by the balancer: a task that names its thread. */
+interface ThreadTarget {
+  readonly threadId: number;
+}
+
+type LoadBalancer = NonNullable<NonNullable<ConstructorParameters<typeof Piscina>[0]>['loadBalancer']>;
+
+function isThreadTarget(value: object | null): value is ThreadTarget {
+  return value !== null && typeof (value as { threadId?: unknown }).threadId === 'number';
+}
+
+/**
+ * Piscina 5 has no per-thread task API, but it lets the pool choose the worker of each task (the
+ * `loadBalancer` option) and passes a task's `queueOptionsSymbol` property to it. A warm task
+ * names its thread there and goes to that worker even while it is busy: the worker runs it right
+ * after its current task, so a targeted task never waits at the head of the queue while other
+ * workers idle. Its thread gone (a crashed worker being replaced), it is placed like any other
+ * task and the reply says which thread it reached. Every other task goes to an idle worker, as
+ * piscina's own least-busy balancer does with one task per worker.
+ */
+const balancer: LoadBalancer = (task, workers) => {
+  const target = task[queueOptionsSymbol];
+  if (isThreadTarget(target)) {
+    const worker = workers.find((w) => w.id === target.threadId && !w.terminating && !w.destroyed);
+    if (worker) return worker;
+  }
+  for (const worker of workers) if (worker.currentUsage === 0) return worker;
+  return null;
+};
 
 export interface EnginePoolOptions {
   readonly threads?: number;
@@ -31,11 +94,17 @@ export class EnginePool {
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: 60_000,
+      loadBalancer: balancer,
     });
   }
 
   get threads(): number {
     return Math.max(1, this.piscina.threads.length);
+  }
+
+  /** The ids of the pool's worker threads now. */
+  get threadIds(): number[] {
+    return this.piscina.threads.map((w) => w.threadId);
   }
 
   private async run(task: WorkerTask): Promise<Extract<WorkerReply, { ok: true }>> {
@@ -44,11 +113,48 @@ export class EnginePool {
     return reply;
   }
 
-  /** Opens the index in every worker ahead of the first request. */
+  /**
+   * Opens the index version in every worker thread ahead of the requests that will name it;
+   * resolves with its version name. Rejects with IndexWarmError when any thread cannot open it
+   * (the service then keeps the version it has).
+   */
   async warm(indexDir: string): Promise<string> {
-    const replies = await Promise.all(Array.from({ length: this.piscina.threads.length || 1 }, () => this.run({ kind: 'warm', indexDir })));
-    const first = replies[0];
-    return first && first.kind === 'warm' ? first.version : '';
+    return (await this.warmAll(indexDir)).version;
+  }
+
+  /**
+   * warm(), reporting each thread. One warm task per thread, each addressed to its thread by id;
+   * a thread replaced meanwhile (a worker crashed) gets its own task in the next round.
+   */
+  async warmAll(indexDir: string): Promise<WarmReport> {
+    const reached = new Map<number, WarmedThread>();
+    let version: string | undefined;
+    for (let round = 0; round < WARM_ROUNDS; round++) {
+      const missing = this.threadIds.filter((id) => !reached.has(id));
+      if (missing.length === 0) break;
+      let replies: WorkerReply[];
+      try {
+        replies = await Promise.all(missing.map((threadId) => this.piscina.run(warmTask(indexDir, threadId))));
+      } catch (err) {
+        // A worker that died while opening the version (piscina replaces it).
+        throw new IndexWarmError(indexDir, 'worker_failed', err instanceof Error ? err.message : String(err));
+      }
+      for (const reply of replies) {
+        if (!reply.ok) throw new IndexWarmError(indexDir, reply.code, reply.detail);
+        if (reply.kind !== 'warm') throw new IndexWarmError(indexDir, 'internal', `unexpected ${reply.kind} reply to a warm task`);
+        if (version !== undefined && reply.version !== version) {
+          throw new IndexWarmError(indexDir, 'index_unavailable', `threads read different versions from ${indexDir}: ${version}, ${reply.version}`, reply.threadId);
+        }
+        version = reply.version;
+        reached.set(reply.threadId, { threadId: reply.threadId, open: reply.open, opens: reply.opens });
+      }
+    }
+    const ids = this.threadIds;
+    const missing = ids.filter((id) => !reached.has(id));
+    if (missing.length > 0 || version === undefined) {
+      throw new IndexWarmError(indexDir, 'not_every_thread', `threads ${missing.join(', ')} could not be reached after ${WARM_ROUNDS} rounds`);
+    }
+    return { version, threads: ids.map((id) => reached.get(id)!) };
   }
 
   /** Runs tasks with at most two per thread in flight, replies in task order. */
@@ -127,4 +233,9 @@ export class EnginePool {
   async close(): Promise<void> {
     await this.piscina.destroy();
   }
+}
+
+function warmTask(indexDir: string, threadId: number): WorkerTask & { readonly [queueOptionsSymbol]: ThreadTarget } {
+  // The symbol-keyed property is not cloned to the worker: only the balancer reads it.
+  return { kind: 'warm', indexDir, [queueOptionsSymbol]: { threadId } };
 }

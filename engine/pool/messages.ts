@@ -32,5 +32,15 @@ export type ItemResult<T> = { readonly ok: true; readonly value: T } | { readonl
 export type WorkerReply =
   | { readonly ok: true; readonly kind: 'screen'; readonly version: string; readonly results: readonly ItemResult<ScreeningOutcome>[] }
   | { readonly ok: true; readonly kind: 'compare'; readonly version: string; readonly results: readonly ItemResult<NameComparison>[] }
-  | { readonly ok: true; readonly kind: 'warm'; readonly version: string }
+  | {
+      readonly ok: true;
+      readonly kind: 'warm';
+      readonly version: string;
+      /** The worker thread that opened it (piscina targets warm tasks by thread id). */
+      readonly threadId: number;
+      /** Version directories this worker holds open after the task, most recently used first. */
+      readonly open: readonly string[];
+      /** Index opens this worker has made since it started (a version reopened counts again). */
+      readonly opens: number;
+    }
   | { readonly ok: false; readonly code: 'index_unavailable' | 'internal'; readonly detail: string };

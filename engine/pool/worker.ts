@@ -1,21 +1,54 @@
 /**
- * Piscina worker entry: screens a chunk of subjects against the index version named in the task,
- * opened read-only once per worker and kept until a task names a newer version.
+ * Piscina worker entry: screens a chunk of subjects against the index version named in the task.
+ *
+ * A worker keeps the two most recently used versions open. While the service moves to a newly
+ * published version, tasks for the old one (requests that started before the switch) and for the
+ * new one interleave; with one open index a worker would close and reopen them back and forth,
+ * copying the index arrays out of LMDB each time. A third version closes the least recently used.
+ *
+ * Closing is safe: a worker runs one task at a time and this handler is synchronous, so the index
+ * closed here is never one a running task reads (the task being started uses the other one).
  */
+import { threadId } from 'node:worker_threads';
 import { openIndex, type OpenIndex } from '../index/open-index.js';
 import { Screener } from '../screener.js';
 import type { ItemResult, WorkerReply, WorkerTask } from './messages.js';
 
-let current: { dir: string; index: OpenIndex; screener: Screener } | undefined;
+/** Index versions a worker keeps open: the one in service and the one it replaced. */
+export const MAX_OPEN_VERSIONS = 2;
 
-function screenerFor(dir: string): { index: OpenIndex; screener: Screener } {
-  if (current?.dir === dir) return current;
-  const previous = current;
+interface OpenVersion {
+  readonly dir: string;
+  readonly index: OpenIndex;
+  readonly screener: Screener;
+}
+
+/** Most recently used first. */
+const open: OpenVersion[] = [];
+let opens = 0;
+
+function screenerFor(dir: string): OpenVersion {
+  const at = open.findIndex((o) => o.dir === dir);
+  if (at === 0) return open[0]!;
+  if (at > 0) {
+    const [hit] = open.splice(at, 1);
+    open.unshift(hit!);
+    return hit!;
+  }
+  // A version that fails to open changes nothing: the versions already open stay.
   const index = openIndex(dir);
-  current = { dir, index, screener: new Screener(index) };
-  // Tasks run one at a time per worker, so nothing else is reading the previous version now.
-  if (previous) void previous.index.close();
-  return current;
+  opens++;
+  const entry: OpenVersion = { dir, index, screener: new Screener(index) };
+  open.unshift(entry);
+  while (open.length > MAX_OPEN_VERSIONS) void open.pop()!.index.close();
+  return entry;
+}
+
+/** Closes a version that failed its probe, so no later task screens against it. */
+function discard(entry: OpenVersion): void {
+  const at = open.indexOf(entry);
+  if (at >= 0) open.splice(at, 1);
+  void entry.index.close();
 }
 
 function attempt<T>(fn: () => T): ItemResult<T> {
@@ -26,17 +59,38 @@ function attempt<T>(fn: () => T): ItemResult<T> {
   }
 }
 
+/**
+ * Reads the first and the last entity record: openIndex copies the arrays but decodes records
+ * only when a match needs them, so a version whose record pages are damaged would otherwise be
+ * found out by the first request that matches into them.
+ */
+function probe(index: OpenIndex): void {
+  const count = index.meta.counts.entities;
+  if (count > 0) {
+    index.entity(0);
+    index.entity(count - 1);
+  }
+}
+
 export default function run(task: WorkerTask): WorkerReply {
-  let s: { index: OpenIndex; screener: Screener };
+  let s: OpenVersion;
   try {
     s = screenerFor(task.indexDir);
   } catch (err) {
     return { ok: false, code: 'index_unavailable', detail: err instanceof Error ? err.message : String(err) };
   }
+  if (task.kind === 'warm') {
+    try {
+      probe(s.index);
+    } catch (err) {
+      discard(s);
+      return { ok: false, code: 'index_unavailable', detail: err instanceof Error ? err.message : String(err) };
+    }
+  }
   const version = s.index.meta.version;
   switch (task.kind) {
     case 'warm':
-      return { ok: true, kind: 'warm', version };
+      return { ok: true, kind: 'warm', version, threadId, open: open.map((o) => o.dir), opens };
     case 'screen':
       return {
         ok: true,

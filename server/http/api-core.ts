@@ -9,7 +9,7 @@ import { errorResponse, problemResponse } from './problem.js';
 import { isJsonBody, negotiate } from './negotiate.js';
 import { compiled, describeIssues, issues } from './validation.js';
 import { Router, type RouteDef } from './router.js';
-import { POLICIES, isRawBody, type ApiRequest, type ApiResponse, type Principal } from './types.js';
+import { POLICIES, isRawBody, isStreamBody, type ApiRequest, type ApiResponse, type Principal } from './types.js';
 
 export type AuthResult = { readonly kind: 'none' } | { readonly kind: 'ok'; readonly principal: Principal } | { readonly kind: 'invalid'; readonly detail: string };
 
@@ -39,6 +39,10 @@ export class ApiCore {
     return this.router.bodyLimit(method, path);
   }
 
+  isUpload(method: string, path: string): boolean {
+    return this.router.isUpload(method, path);
+  }
+
   private async authorise(def: RouteDef, request: ApiRequest): Promise<Principal | undefined> {
     if (def.policy === 'public') return undefined;
     const result = await this.auth.authenticate(request);
@@ -57,6 +61,12 @@ export class ApiCore {
   }
 
   private parseBody(def: RouteDef, request: ApiRequest): unknown {
+    if (def.upload) {
+      if (!/^multipart\/form-data\s*;/i.test(request.headers['content-type'] ?? '')) {
+        throw new ApiError('unsupported_media_type', 'send the file as multipart/form-data (with a boundary), the file in the part named "file"');
+      }
+      return undefined;
+    }
     if (!def.body) return undefined;
     if (!isJsonBody(request.headers['content-type'])) {
       throw new ApiError('unsupported_media_type', 'send the body as application/json, text/json or application/*+json');
@@ -117,7 +127,10 @@ export class ApiCore {
         tenantId: principal?.tenantId ?? '',
       });
       const headers: Record<string, string> = { 'x-request-id': request.requestId, ...(result.headers ?? {}) };
-      if (isRawBody(result.body)) {
+      if (isStreamBody(result.body)) {
+        const disposition: Record<string, string> = result.body.fileName ? { 'content-disposition': `attachment; filename="${result.body.fileName.replace(/["\\\r\n]/g, '_')}"` } : {};
+        response = { status: result.status, headers: { 'content-type': result.body.contentType, ...disposition, ...headers }, body: result.body.stream };
+      } else if (isRawBody(result.body)) {
         const contentType = result.body.json ? `${responseType}; charset=utf-8` : result.body.contentType;
         response = { status: result.status, headers: { 'content-type': contentType, ...headers }, body: result.body.raw };
       } else {

@@ -8,6 +8,7 @@ export const ERRORS = Object.freeze({
   malformed_body: { status: 400, title: 'Malformed request body' },
   invalid_request: { status: 400, title: 'Invalid request' },
   invalid_query: { status: 400, title: 'Invalid query parameter' },
+  invalid_file: { status: 400, title: 'Unreadable batch file' },
   unauthenticated: { status: 401, title: 'Authentication required' },
   invalid_credential: { status: 401, title: 'Invalid credential' },
   forbidden: { status: 403, title: 'Forbidden' },
@@ -18,6 +19,8 @@ export const ERRORS = Object.freeze({
   idempotency_conflict: { status: 409, title: 'Idempotency key reused with a different request' },
   idempotency_in_progress: { status: 409, title: 'Request with this idempotency key in progress' },
   slug_taken: { status: 409, title: 'Tenant slug already in use' },
+  job_finished: { status: 409, title: 'Batch job already finished' },
+  rebuild_failed: { status: 409, title: 'List rebuild not possible' },
   list_data_too_old: { status: 409, title: 'List data older than allowed' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
@@ -54,5 +57,13 @@ export class ApiError extends Error {
 
   get status(): number {
     return ERRORS[this.code].status;
+  }
+}
+
+/** A streamed upload passed the route's limit while it arrived (the transport destroys the stream with it). */
+export class UploadTooLargeError extends Error {
+  override readonly name = 'UploadTooLargeError';
+  constructor(readonly limit: number) {
+    super(`the upload exceeds ${limit} bytes`);
   }
 }

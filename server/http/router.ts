@@ -27,6 +27,11 @@ export interface RouteDef<B = unknown, Q = Record<string, unknown>> {
   readonly tenantScoped: boolean;
   /** JSON Schema of the body; the route takes a JSON body when set */
   readonly body?: { readonly schema: object; readonly maxBytes: number };
+  /**
+   * The route takes a streamed multipart/form-data upload of at most maxBytes (request.stream),
+   * read by the handler after authentication; never buffered whole.
+   */
+  readonly upload?: { readonly maxBytes: number };
   /** JSON Schema of the query parameters (values arrive as strings and are coerced) */
   readonly query?: object;
   readonly handle: (ctx: RouteContext<B, Q>) => Promise<HandlerResult>;
@@ -76,20 +81,34 @@ export class Router {
     return params;
   }
 
-  /** The route for method and path; `allowed` lists the methods of the path when none matches. */
+  /**
+   * The route for method and path; `allowed` lists the methods of the path when none matches.
+   * A literal segment wins over a parameter (`/v1/screenings/batch` is not the screening "batch").
+   */
   match(method: string, path: string): { match?: RouteMatch; allowed: string[] } {
     const parts = path.split('/').filter(Boolean);
     const allowed: string[] = [];
+    let best: { match: RouteMatch; params: number } | undefined;
     for (const r of this.routes) {
       const params = Router.matchSegments(r.segments, parts);
       if (!params) continue;
-      if (r.def.method === method) return { match: { def: r.def, params }, allowed };
-      allowed.push(r.def.method);
+      if (r.def.method !== method) {
+        allowed.push(r.def.method);
+        continue;
+      }
+      const count = r.segments.filter((s) => s.startsWith(':')).length;
+      if (!best || count < best.params) best = { match: { def: r.def, params }, params: count };
     }
-    return { allowed };
+    return best ? { match: best.match, allowed } : { allowed: [...new Set(allowed)] };
   }
 
   bodyLimit(method: string, path: string): number {
-    return this.match(method, path).match?.def.body?.maxBytes ?? DEFAULT_BODY_LIMIT;
+    const def = this.match(method, path).match?.def;
+    return def?.upload?.maxBytes ?? def?.body?.maxBytes ?? DEFAULT_BODY_LIMIT;
+  }
+
+  /** whether the route reads its body as a stream (an upload) */
+  isUpload(method: string, path: string): boolean {
+    return this.match(method, path).match?.def.upload !== undefined;
   }
 }

@@ -3,6 +3,8 @@
  * adapter (uws-adapter.ts) copies everything it needs out of uWS into an ApiRequest before any
  * await, and writes the ApiResponse back; tests can call the core directly.
  */
+import type { Readable } from 'node:stream';
+
 export interface ApiRequest {
   /** upper case */
   readonly method: string;
@@ -12,6 +14,8 @@ export interface ApiRequest {
   /** header names in lower case */
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer;
+  /** the body as it arrives, for upload routes (their `body` is empty): never held whole in memory */
+  readonly stream?: Readable;
   readonly requestId: string;
   readonly remoteAddress: string;
 }
@@ -19,7 +23,8 @@ export interface ApiRequest {
 export interface ApiResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: string | Buffer;
+  /** a stream is written as it is produced, with back-pressure (exports of a million rows) */
+  readonly body: string | Buffer | AsyncIterable<string | Buffer>;
 }
 
 export const ROLES = ['admin', 'compliance_analyst', 'auditor'] as const;
@@ -52,6 +57,14 @@ export interface RawBody {
   readonly json?: boolean;
 }
 
+/** A body produced while it is sent (a large export or report download). */
+export interface StreamBody {
+  readonly stream: AsyncIterable<string | Buffer>;
+  readonly contentType: string;
+  /** offered as the download's file name (Content-Disposition: attachment) */
+  readonly fileName?: string;
+}
+
 export interface HandlerResult {
   readonly status: number;
   /** JSON-serialisable value, or raw bytes */
@@ -61,4 +74,8 @@ export interface HandlerResult {
 
 export function isRawBody(value: unknown): value is RawBody {
   return typeof value === 'object' && value !== null && 'raw' in value && 'contentType' in value;
+}
+
+export function isStreamBody(value: unknown): value is StreamBody {
+  return typeof value === 'object' && value !== null && 'stream' in value && 'contentType' in value;
 }

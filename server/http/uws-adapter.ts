@@ -6,8 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import { Readable } from 'node:stream';
 import uWS from 'uWebSockets.js';
 import type { ApiCore } from './api-core.js';
+import { UploadTooLargeError } from './errors.js';
 import { problemResponse } from './problem.js';
 import type { ApiRequest, ApiResponse } from './types.js';
 
@@ -26,12 +28,58 @@ function statusLine(status: number): string {
   return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
 }
 
+function writeHead(res: uWS.HttpResponse, response: ApiResponse): void {
+  res.writeStatus(statusLine(response.status));
+  for (const [k, v] of Object.entries(response.headers)) res.writeHeader(k, v);
+}
+
 function write(res: uWS.HttpResponse, response: ApiResponse, close = false): void {
+  const body = response.body;
+  if (typeof body !== 'string' && !Buffer.isBuffer(body)) throw new Error('a streamed body goes through writeStream');
   res.cork(() => {
-    res.writeStatus(statusLine(response.status));
-    for (const [k, v] of Object.entries(response.headers)) res.writeHeader(k, v);
-    res.end(response.body, close);
+    writeHead(res, response);
+    res.end(body, close);
   });
+}
+
+/**
+ * Writes a produced body chunk by chunk (chunked transfer encoding), waiting for the socket to
+ * drain when uWS reports back-pressure, so a large export never piles up in memory. Stops
+ * producing when the client goes away.
+ */
+async function writeStream(res: uWS.HttpResponse, response: ApiResponse, state: { aborted: boolean; onAbort?: (() => void) | undefined }, close: boolean): Promise<void> {
+  const body = response.body as AsyncIterable<string | Buffer>;
+  res.cork(() => writeHead(res, response));
+  const iterator = body[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = await iterator.next();
+      if (state.aborted) return;
+      if (next.done) break;
+      let ok = true;
+      res.cork(() => {
+        ok = res.write(next.value);
+      });
+      if (!ok) {
+        await new Promise<void>((resolve) => {
+          state.onAbort = resolve;
+          res.onWritable(() => {
+            resolve();
+            return true;
+          });
+        });
+        state.onAbort = undefined;
+        if (state.aborted) return;
+      }
+    }
+    res.cork(() => res.end(undefined, close));
+  } catch {
+    // The response has started: the status cannot change any more; close the connection so the
+    // client sees a truncated transfer instead of a complete-looking one.
+    if (!state.aborted) res.close();
+  } finally {
+    if (state.aborted) await iterator.return?.();
+  }
 }
 
 export function listen(core: ApiCore, host: string, port: number): Promise<HttpServer> {
@@ -41,9 +89,11 @@ export function listen(core: ApiCore, host: string, port: number): Promise<HttpS
   let accepting = true;
 
   app.any('/*', (res, req) => {
-    let aborted = false;
+    const state: { aborted: boolean; onAbort?: (() => void) | undefined; upload?: Readable } = { aborted: false };
     res.onAborted(() => {
-      aborted = true;
+      state.aborted = true;
+      state.onAbort?.();
+      state.upload?.destroy(new Error('the client closed the connection during the upload'));
     });
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
@@ -59,11 +109,25 @@ export function listen(core: ApiCore, host: string, port: number): Promise<HttpS
     inFlight++;
 
     const finish = (response: ApiResponse, close = false): void => {
-      inFlight--;
-      if (!aborted) write(res, response, close || !accepting);
+      // An upload answered before it was read whole (refused, failed): close the connection
+      // rather than read the rest.
+      const unread = state.upload !== undefined && !state.upload.readableEnded;
+      const closeAfter = close || !accepting || unread;
+      if (state.aborted) {
+        inFlight--;
+        return;
+      }
+      if (typeof response.body === 'string' || Buffer.isBuffer(response.body)) {
+        inFlight--;
+        write(res, response, closeAfter);
+        return;
+      }
+      void writeStream(res, response, state, closeAfter).finally(() => {
+        inFlight--;
+      });
     };
-    const dispatch = (body: Buffer): void => {
-      const request: ApiRequest = { method, path, query, headers, body, requestId, remoteAddress };
+    const dispatch = (body: Buffer, stream?: Readable): void => {
+      const request: ApiRequest = { method, path, query, headers, body, requestId, remoteAddress, ...(stream ? { stream } : {}) };
       core.handle(request).then(finish, (err: unknown) => {
         finish(problemResponse('internal', `request failed: ${err instanceof Error ? err.name : 'error'}`, requestId));
       });
@@ -79,6 +143,37 @@ export function listen(core: ApiCore, host: string, port: number): Promise<HttpS
     if (length !== undefined && Number(length) > limit) {
       // Refused before reading: the client learns the limit without sending the rest.
       finish(problemResponse('payload_too_large', `the body is ${length} bytes; this operation accepts at most ${limit}`, requestId), true);
+      return;
+    }
+    if (core.isUpload(method, path)) {
+      // Streamed: the handler authenticates first, then reads the parts to disk as they arrive.
+      // uWS is paused while the stream's buffer is full and resumed when the handler reads.
+      let paused = false;
+      const upload = new Readable({
+        highWaterMark: 256 * 1024,
+        read: () => {
+          if (paused && !state.aborted) {
+            paused = false;
+            res.resume();
+          }
+        },
+      });
+      state.upload = upload;
+      let received = 0;
+      res.onData((chunk, isLast) => {
+        if (upload.destroyed) return;
+        received += chunk.byteLength;
+        if (received > limit) {
+          upload.destroy(new UploadTooLargeError(limit));
+          return;
+        }
+        if (!upload.push(Buffer.from(new Uint8Array(chunk).slice())) && !isLast) {
+          paused = true;
+          res.pause();
+        }
+        if (isLast) upload.push(null);
+      });
+      dispatch(Buffer.alloc(0), upload);
       return;
     }
     const chunks: Buffer[] = [];

@@ -7,8 +7,8 @@ import { requestHash, type ScreeningService } from '../services/screening-servic
 import type { TenantService } from '../services/tenant-service.js';
 import type { IndexState } from '../services/index-state.js';
 import type { ApiRequest } from '../http/types.js';
+import { uuidParam } from './params.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const CHECK_BODY_LIMIT = 64 * 1024;
 /** 1,000 rows of at most ~1 KiB each, with room. */
 export const BULK_BODY_LIMIT = 2 * 1024 * 1024;
@@ -67,8 +67,8 @@ export function screeningRoutes(router: Router, screening: ScreeningService, ten
     policy: 'Screening.Read',
     tenantScoped: true,
     handle: async ({ tenantId, params }) => {
-      const id = params['id'] ?? '';
-      const body = UUID.test(id) ? await screening.get(tenantId, id.toLowerCase()) : undefined;
+      const id = uuidParam(params, 'id', 'screening');
+      const body = await screening.get(tenantId, id);
       if (body === undefined) throw new ApiError('not_found', `no screening ${id}`);
       return { status: 200, body: json(body) };
     },

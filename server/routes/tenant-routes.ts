@@ -3,14 +3,8 @@ import type { Router } from '../http/router.js';
 import { ApiError } from '../http/errors.js';
 import { apiKeyQuerySchema, quotaUpdateSchema, tenantOnboardingSchema, type TenantOnboardingBody } from '../schemas/tenants.js';
 import type { TenantService } from '../services/tenant-service.js';
+import { uuidParam } from './params.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function uuidParam(params: Readonly<Record<string, string>>, name: string, what: string): string {
-  const v = params[name] ?? '';
-  if (!UUID.test(v)) throw new ApiError('not_found', `no ${what} ${v}`);
-  return v.toLowerCase();
-}
 
 export function tenantRoutes(router: Router, tenants: TenantService): void {
   router.add<TenantOnboardingBody>({

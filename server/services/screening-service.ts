@@ -5,22 +5,18 @@
  * A screen that fails after counting gives its units back.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { ListCode } from '../../engine/entity.js';
-import { withDefaults, type MatchOptions, type PepTier } from '../../engine/options.js';
+import type { PepTier } from '../../engine/options.js';
 import type { EnginePool } from '../../engine/pool/engine-pool.js';
-import type { ScreenItem } from '../../engine/pool/messages.js';
 import type { ScreeningOutcome } from '../../engine/result.js';
-import { MATCH_OPTION_KEYS } from '../../engine/schemas.js';
-import { isRealDate } from '../../engine/dates.js';
 import type { CountryResolver } from '../../engine/countries.js';
 import { ApiError } from '../http/errors.js';
-import type { TenantRecord, WebhookDelivery, ScreeningKind } from '../state/records.js';
+import type { MonitoredSubjectRecord, TenantRecord, WebhookDelivery, ScreeningKind } from '../state/records.js';
 import type { StateStore } from '../state/state-store.js';
 import type { ScreeningRequestBody } from '../schemas/screening.js';
 import { webhookBody } from '../webhooks/payload.js';
-import { checkDataAge, listsToScreen } from './coverage.js';
 import type { IndexState, IndexVersion } from './index-state.js';
-import { screeningResult, type ScreeningResult } from './screening-result.js';
+import type { ScreeningResult } from './screening-result.js';
+import { monitoredSubject, prepareScreening, resultOf, type PreparedScreening } from './screening-request.js';
 
 export interface Clock {
   now(): Date;
@@ -48,13 +44,6 @@ export function requestHash(method: string, path: string, body: Buffer): string 
   return createHash('sha256').update(`${method} ${path}\n`).update(body).digest('hex');
 }
 
-interface Prepared {
-  readonly item: ScreenItem;
-  readonly lists: ListCode[];
-  readonly options: MatchOptions;
-  readonly body: ScreeningRequestBody;
-}
-
 export class ScreeningService {
   /** Called after deliveries are stored, so the dispatcher sends them without waiting for its poll. */
   onDeliveries: () => void = () => undefined;
@@ -74,50 +63,15 @@ export class ScreeningService {
     return v;
   }
 
-  private prepare(tenant: TenantRecord, body: ScreeningRequestBody, version: IndexVersion, now: Date): Prepared {
-    // The schema checks the shapes; these checks need the calendar and the territory table.
-    if (body.dob !== undefined && !isRealDate(body.dob)) {
-      throw new ApiError('invalid_request', `/dob ${body.dob} is not a date of the calendar`, { errors: [{ pointer: '/dob', message: 'is not a real date' }] });
-    }
-    if (body.country !== undefined && !this.countries.isCode(body.country.toUpperCase())) {
-      throw new ApiError('invalid_request', `/country ${body.country} is not an ISO 3166-1 alpha-2 code`, { errors: [{ pointer: '/country', message: 'is not a known country code' }] });
-    }
-    const lists = listsToScreen(tenant.enabledLists, body.coveragePreset, body.lists, version.meta);
-    checkDataAge(lists, version.meta, body.maxDataAgeDays, now);
-    const partial: Record<string, unknown> = {};
-    for (const k of MATCH_OPTION_KEYS) if (body[k] !== undefined) partial[k] = body[k];
-    partial['lists'] = lists;
-    const options = withDefaults(partial as Partial<MatchOptions>);
-    const subject = {
-      name: body.name,
-      ...(body.entityType ? { entityType: body.entityType } : {}),
-      ...(body.dob ? { dob: body.dob } : {}),
-      ...(body.country ? { country: body.country.toUpperCase() } : {}),
-    };
-    const item: ScreenItem = {
-      subject,
-      options,
-      context: tenant.homeCountry ? { homeCountry: tenant.homeCountry } : {},
-      adverseMedia: { requested: body.adverseMedia === true, status: body.adverseMedia === true ? 'Unavailable' : 'Skipped' },
-    };
-    return { item, lists, options, body };
+  private prepare(tenant: TenantRecord, body: ScreeningRequestBody, version: IndexVersion, now: Date): PreparedScreening {
+    return prepareScreening(tenant, body, version, now, this.countries);
   }
 
-  private result(p: Prepared, outcome: ScreeningOutcome, version: IndexVersion, createdAt: string): ScreeningResult {
-    return screeningResult({
-      id: randomUUID(),
-      createdAt,
-      userReference: p.body.userReference ?? null,
-      subject: { name: p.body.name, entityType: p.body.entityType ?? null, dob: p.body.dob ?? null, country: p.body.country?.toUpperCase() ?? null },
-      outcome,
-      listVersion: version.meta.version,
-      listsScreened: p.lists,
-      options: p.options,
-      monitored: p.body.monitor === true,
-    });
+  private result(p: PreparedScreening, outcome: ScreeningOutcome, version: IndexVersion, createdAt: string): ScreeningResult {
+    return resultOf(p, outcome, version, randomUUID(), createdAt);
   }
 
-  private async screenOnPool(version: IndexVersion, prepared: readonly Prepared[]): Promise<ScreeningOutcome[]> {
+  private async screenOnPool(version: IndexVersion, prepared: readonly PreparedScreening[]): Promise<ScreeningOutcome[]> {
     const { results } = await this.pool.screen(
       version.dir,
       prepared.map((p) => p.item),
@@ -138,7 +92,7 @@ export class ScreeningService {
     tenant: TenantRecord,
     units: number,
     idempotency: { key: string; hash: string } | undefined,
-    work: () => Promise<{ response: StoredResponse; results: { id: string; createdAt: string; json: string }[]; kind: ScreeningKind; deliveries: WebhookDelivery[] }>,
+    work: () => Promise<{ response: StoredResponse; results: { id: string; createdAt: string; json: string }[]; kind: ScreeningKind; deliveries: WebhookDelivery[]; monitored: MonitoredSubjectRecord[] }>,
   ): Promise<StoredResponse & { replayed: boolean }> {
     const now = this.clock.now();
     const month = monthOf(now);
@@ -185,6 +139,7 @@ export class ScreeningService {
       tenantId: tenant.id,
       screenings: done.results.map((r) => ({ id: r.id, tenantId: tenant.id, kind: done.kind, createdAt: r.createdAt, result: r.json })),
       deliveries: done.deliveries,
+      monitored: done.monitored,
       count: { month, units, limit },
       ...(idempotency ? { idempotency: { key: idempotency.key, response: { status: done.response.status, contentType: 'application/json', body: done.response.body } } } : {}),
     });
@@ -220,7 +175,8 @@ export class ScreeningService {
       };
       // Serialised once: the response, the stored record and an idempotent replay are these bytes.
       const json = JSON.stringify(result);
-      return { response: { status: 200, body: json }, results: [{ id: result.id, createdAt, json }], kind: 'check', deliveries: [delivery] };
+      const monitored = body.monitor === true ? [monitoredSubject(tenant.id, body, result)] : [];
+      return { response: { status: 200, body: json }, results: [{ id: result.id, createdAt, json }], kind: 'check', deliveries: [delivery], monitored };
     });
   }
 
@@ -246,7 +202,8 @@ export class ScreeningService {
       const results = prepared.map((p, i) => this.result(p, outcomes[i]!, version, createdAt));
       const jsons = results.map((r) => JSON.stringify(r));
       const body = format === 'csv' ? bulkCsv(results) : `{"count":${results.length},"listVersion":${JSON.stringify(version.meta.version)},"results":[${jsons.join(',')}]}`;
-      return { response: { status: 200, body }, results: results.map((r, i) => ({ id: r.id, createdAt, json: jsons[i]! })), kind: 'bulk', deliveries: [] };
+      const monitored = results.flatMap((r, i) => (rows[i]!.monitor === true ? [monitoredSubject(tenant.id, rows[i]!, r)] : []));
+      return { response: { status: 200, body }, results: results.map((r, i) => ({ id: r.id, createdAt, json: jsons[i]! })), kind: 'bulk', deliveries: [], monitored };
     });
     return { ...out, format };
   }

@@ -7,19 +7,43 @@
  * element by element; values are JSON, encoding 'json', so a record reads back exactly as the
  * JSON.stringify of what was written and can be inspected with any LMDB tool):
  *
- * | database             | key                                        | value                         |
- * |----------------------|--------------------------------------------|-------------------------------|
- * | meta                 | 'state-format'                             | StateMeta                     |
- * | tenants              | tenant id                                  | TenantRecord                  |
- * | tenant-slugs         | slug                                       | tenant id                     |
- * | api-keys             | sha256 hex of the key                      | ApiKeyRecord                  |
- * | api-keys-by-tenant   | [tenantId, keyId]                          | sha256 hex of the key         |
- * | usage                | [tenantId, 'YYYY-MM']                      | units counted (number)        |
- * | idempotency          | [tenantId, idempotency key]                | IdempotencyRecord             |
- * | screenings           | screening id                               | ScreeningRecord (has tenantId)|
- * | outbox               | delivery id                                | WebhookDelivery               |
- * | outbox-due           | [epoch ms of nextAttemptAt, delivery id]   | true (pending rows only)      |
- * | outbox-by-tenant     | [tenantId, state, epoch ms of createdAt, id]| true                         |
+ * | database                 | key                                          | value                          |
+ * |--------------------------|----------------------------------------------|--------------------------------|
+ * | meta                     | 'state-format'                               | StateMeta                      |
+ * | tenants                  | tenant id                                    | TenantRecord                   |
+ * | tenant-slugs             | slug                                         | tenant id                      |
+ * | api-keys                 | sha256 hex of the key                        | ApiKeyRecord                   |
+ * | api-keys-by-tenant       | [tenantId, keyId]                            | sha256 hex of the key          |
+ * | usage                    | [tenantId, 'YYYY-MM']                        | units counted (number)         |
+ * | idempotency              | [tenantId, idempotency key]                  | IdempotencyRecord              |
+ * | screenings               | screening id                                 | ScreeningRecord (has tenantId) |
+ * | outbox                   | delivery id                                  | WebhookDelivery                |
+ * | outbox-due               | [epoch ms of nextAttemptAt, delivery id]     | true (pending rows only)       |
+ * | outbox-by-tenant         | [tenantId, state, epoch ms of createdAt, id] | true                           |
+ * | monitored                | [tenantId, subject id]                       | MonitoredSubjectRecord         |
+ * | monitored-active         | [tenantId, subject id]                       | true (active subjects only)    |
+ * | monitoring-runs          | run id                                       | MonitoringRunRecord            |
+ * | monitoring-runs-by-start | [epoch ms of startedAt, run id]              | true                           |
+ * | monitoring-runs-open     | run id                                       | true (running runs only)       |
+ * | batch-jobs               | [tenantId, job id]                           | BatchJobRecord                 |
+ * | batch-jobs-by-tenant     | [tenantId, epoch ms of createdAt, job id]    | true                           |
+ * | batch-jobs-open          | [epoch ms of createdAt, tenantId, job id]    | true (queued and running only) |
+ * | batch-rows               | [tenantId, job id, row (1-based number)]     | BatchRowRecord                 |
+ * | batch-rows-matched       | [tenantId, job id, row]                      | true (rows with isMatch only)  |
+ *
+ * Monitoring and batch jobs (added within format 1: new named databases are created on open, so an
+ * environment of the first eleven opens unchanged):
+ * - scanMonitored walks monitored-active, so a re-screen run pays for active subjects only and each
+ *   page is one range read from its cursor (the JSON text of the last key returned), whatever the
+ *   number of subjects before it.
+ * - Row numbers are ordered-binary numbers, which sort numerically (row 10 after row 9), so a page
+ *   of rows is one range read from [tenantId, jobId, fromRow], never a scan from the first row; a
+ *   report of the matched rows reads batch-rows-matched and fetches only those rows.
+ * - A million-row job is about a million batch-rows entries (a few hundred bytes each). lmdb-js
+ *   3.x opens the map small (128 KB, no mapSize given) and grows it inside the write that needs
+ *   more pages (its LMDB fork calls mdb_env_set_mapsize from mdb_page_alloc and mdb_txn_begin),
+ *   so there is no fixed cap below the disk; old maps stay mapped for lingering readers, which
+ *   costs address space only.
  *
  * Every read-modify-write is one write transaction (batched with those of the same event-loop turn): the check
  * and the write see the same snapshot and commit together, and because lmdb-js runs the callback
@@ -44,13 +68,33 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import { DELIVERY_STATES, type ApiKeyRecord, type DeliveryState, type IdempotencyRecord, type ScreeningRecord, type TenantRecord, type WebhookDelivery } from './records.js';
+import {
+  addTallies,
+  BATCH_STATES,
+  DELIVERY_STATES,
+  type ApiKeyRecord,
+  type BatchJobRecord,
+  type BatchRowRecord,
+  type BatchState,
+  type DeliveryState,
+  type IdempotencyRecord,
+  type MonitoredSubjectRecord,
+  type MonitoringRunRecord,
+  type ScreeningRecord,
+  type TenantRecord,
+  type WebhookDelivery,
+} from './records.js';
 import {
   SlugTakenError,
   UnknownTenantError,
+  type BatchChunk,
+  type BatchChunkReservation,
+  type BatchJobUpdate,
+  type BatchReserveResult,
   type CompleteRequest,
   type CompleteResult,
   type DeliveryOutcome,
+  type MonitoringChunk,
   type ReleaseRequest,
   type ReserveRequest,
   type ReserveResult,
@@ -60,7 +104,7 @@ import {
 export const STATE_FILE = 'state.mdb';
 /** Bump on any change of the layout above; an environment of another version is refused on open. */
 export const STATE_FORMAT_VERSION = 1;
-/** Eleven databases today; room for cases, notes, audit, jobs, monitoring, branding, settings. */
+/** Twenty-one databases today; room for cases, notes, audit, branding, settings. */
 export const STATE_MAX_DBS = 32;
 export const STATE_META_KEY = 'state-format';
 export const STATE_KIND = 'aml-state';
@@ -79,6 +123,16 @@ export const STATE_DB = Object.freeze({
   outbox: 'outbox',
   outboxDue: 'outbox-due',
   outboxByTenant: 'outbox-by-tenant',
+  monitored: 'monitored',
+  monitoredActive: 'monitored-active',
+  monitoringRuns: 'monitoring-runs',
+  monitoringRunsByStart: 'monitoring-runs-by-start',
+  monitoringRunsOpen: 'monitoring-runs-open',
+  batchJobs: 'batch-jobs',
+  batchJobsByTenant: 'batch-jobs-by-tenant',
+  batchJobsOpen: 'batch-jobs-open',
+  batchRows: 'batch-rows',
+  batchRowsMatched: 'batch-rows-matched',
 });
 
 export interface StateMeta {
@@ -104,6 +158,15 @@ export class StateStoreClosedError extends Error {
 type Pair = [string, string];
 type DueKey = [number, string];
 type TenantOutboxKey = [string, DeliveryState, number, string];
+/** [epoch ms of startedAt, run id] */
+type RunStartKey = [number, string];
+/** [tenantId, epoch ms of createdAt, job id] */
+type TenantJobKey = [string, number, string];
+/** [epoch ms of createdAt, tenantId, job id] */
+type OpenJobKey = [number, string, string];
+/** [tenantId, job id, row] */
+type RowKey = [string, string, number];
+type Key = string | Pair | DueKey | TenantOutboxKey | RunStartKey | TenantJobKey | OpenJobKey | RowKey;
 
 interface Dbs {
   readonly meta: Database<StateMeta, string>;
@@ -117,6 +180,16 @@ interface Dbs {
   readonly outbox: Database<WebhookDelivery, string>;
   readonly outboxDue: Database<true, DueKey>;
   readonly outboxByTenant: Database<true, TenantOutboxKey>;
+  readonly monitored: Database<MonitoredSubjectRecord, Pair>;
+  readonly monitoredActive: Database<true, Pair>;
+  readonly monitoringRuns: Database<MonitoringRunRecord, string>;
+  readonly monitoringRunsByStart: Database<true, RunStartKey>;
+  readonly monitoringRunsOpen: Database<true, string>;
+  readonly batchJobs: Database<BatchJobRecord, Pair>;
+  readonly batchJobsByTenant: Database<true, TenantJobKey>;
+  readonly batchJobsOpen: Database<true, OpenJobKey>;
+  readonly batchRows: Database<BatchRowRecord, RowKey>;
+  readonly batchRowsMatched: Database<true, RowKey>;
 }
 
 /** lmdb-js has env.sync(callback) (mdb_env_sync on a libuv thread) but does not declare it. */
@@ -160,6 +233,58 @@ function* withPrefix<K extends readonly (string | number)[]>(keys: Iterable<K>, 
     yield k;
     if (++n >= limit) return;
   }
+}
+
+/** The entries of a range, up to the first key past `prefix` (see withPrefix). */
+function* entriesWithPrefix<K extends readonly (string | number)[], V>(
+  entries: Iterable<{ readonly key: K; readonly value: V }>,
+  prefix: readonly (string | number)[],
+  limit = Infinity,
+): Generator<{ readonly key: K; readonly value: V }> {
+  if (limit <= 0) return;
+  let n = 0;
+  for (const e of entries) {
+    for (let i = 0; i < prefix.length; i++) if (e.key[i] !== prefix[i]) return;
+    yield e;
+    if (++n >= limit) return;
+  }
+}
+
+const FINAL_BATCH_STATES: ReadonlySet<BatchState> = new Set<BatchState>(['completed', 'failed', 'cancelled', 'stopped']);
+
+/** queued and running jobs are open (listed by listOpenBatchJobs); the others are final */
+function isOpenJob(state: BatchState): boolean {
+  return !FINAL_BATCH_STATES.has(state);
+}
+
+function batchState(state: BatchState): BatchState {
+  if (!BATCH_STATES.includes(state)) throw new RangeError(`state: not a batch job state: ${JSON.stringify(state)}`);
+  return state;
+}
+
+/** scanMonitored's cursor: the JSON text of the last [tenantId, subject id] returned (opaque to callers). */
+function cursorOf(key: Pair): string {
+  return JSON.stringify(key);
+}
+
+function keyOfCursor(cursor: string): Pair {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(cursor);
+  } catch {
+    parsed = undefined;
+  }
+  if (Array.isArray(parsed) && parsed.length === 2) {
+    const [tenantId, id]: unknown[] = parsed;
+    if (typeof tenantId === 'string' && typeof id === 'string') return [tenantId, id];
+  }
+  throw new RangeError(`cursor: not a monitoring cursor: ${JSON.stringify(cursor)}`);
+}
+
+/** The dates a delivery's index keys are made of, checked before a write starts. */
+function checkDeliveryDates(d: WebhookDelivery): void {
+  ms(d.createdAt, 'delivery.createdAt');
+  if (d.state === 'pending') ms(d.nextAttemptAt, 'delivery.nextAttemptAt');
 }
 
 export class LmdbStateStore implements StateStore {
@@ -224,7 +349,7 @@ export class LmdbStateStore implements StateStore {
           `${file}: state format ${found.formatVersion}, this server reads format ${STATE_FORMAT_VERSION}; migrate or restore a matching backup`,
         );
       }
-      const json = <V, K extends string | Pair | DueKey | TenantOutboxKey>(name: string): Database<V, K> => env.openDB<V, K>({ name, encoding: 'json' });
+      const json = <V, K extends Key>(name: string): Database<V, K> => env.openDB<V, K>({ name, encoding: 'json' });
       const db: Dbs = {
         meta,
         tenants: json(STATE_DB.tenants),
@@ -237,6 +362,16 @@ export class LmdbStateStore implements StateStore {
         outbox: json(STATE_DB.outbox),
         outboxDue: json(STATE_DB.outboxDue),
         outboxByTenant: json(STATE_DB.outboxByTenant),
+        monitored: json(STATE_DB.monitored),
+        monitoredActive: json(STATE_DB.monitoredActive),
+        monitoringRuns: json(STATE_DB.monitoringRuns),
+        monitoringRunsByStart: json(STATE_DB.monitoringRunsByStart),
+        monitoringRunsOpen: json(STATE_DB.monitoringRunsOpen),
+        batchJobs: json(STATE_DB.batchJobs),
+        batchJobsByTenant: json(STATE_DB.batchJobsByTenant),
+        batchJobsOpen: json(STATE_DB.batchJobsOpen),
+        batchRows: json(STATE_DB.batchRows),
+        batchRowsMatched: json(STATE_DB.batchRowsMatched),
       };
       return new LmdbStateStore(dir, durability, env, db);
     } catch (err) {
@@ -295,6 +430,38 @@ export class LmdbStateStore implements StateStore {
     this.db.outbox.putSync(d.id, d);
     this.db.outboxByTenant.putSync([d.tenantId, d.state, created, d.id], true);
     if (d.state === 'pending') this.db.outboxDue.putSync([ms(d.nextAttemptAt, 'delivery.nextAttemptAt'), d.id], true);
+  }
+
+  /** Checks, before anything is written, that none of `deliveries` exists yet. */
+  private checkNewDeliveries(deliveries: readonly WebhookDelivery[]): void {
+    for (const d of deliveries) {
+      checkDeliveryDates(d);
+      if (this.db.outbox.get(d.id) !== undefined) throw new Error(`delivery ${d.id} exists`);
+    }
+  }
+
+  /** Stores a subject (new or updated) and keeps monitored-active in step with `active`. */
+  private putMonitored(s: MonitoredSubjectRecord): void {
+    const key: Pair = [s.tenantId, s.id];
+    this.db.monitored.putSync(key, s);
+    if (s.active) this.db.monitoredActive.putSync(key, true);
+    else this.db.monitoredActive.removeSync(key);
+  }
+
+  /** The running monitoring run (startMonitoringRun keeps it to one at most). */
+  private openRun(): MonitoringRunRecord | undefined {
+    for (const id of this.db.monitoringRunsOpen.getKeys({ limit: 1 })) return this.db.monitoringRuns.get(id);
+    return undefined;
+  }
+
+  /** Stores a job and moves it between the indexes; `before` is the stored record it replaces. */
+  private putJob(job: BatchJobRecord, before: BatchJobRecord | undefined): void {
+    const created = ms(job.createdAt, 'job.createdAt');
+    this.db.batchJobs.putSync([job.tenantId, job.id], job);
+    if (before === undefined) this.db.batchJobsByTenant.putSync([job.tenantId, created, job.id], true);
+    const openKey: OpenJobKey = [created, job.tenantId, job.id];
+    if (isOpenJob(job.state)) this.db.batchJobsOpen.putSync(openKey, true);
+    else if (before === undefined || isOpenJob(before.state)) this.db.batchJobsOpen.removeSync(openKey);
   }
 
   private removeDeliveryIndexes(d: WebhookDelivery): void {
@@ -437,7 +604,10 @@ export class LmdbStateStore implements StateStore {
       }
       for (const d of req.deliveries) {
         if (d.tenantId !== req.tenantId) throw new Error(`delivery ${d.id} belongs to tenant ${d.tenantId}, not ${req.tenantId}`);
-        if (this.db.outbox.get(d.id) !== undefined) throw new Error(`delivery ${d.id} exists`);
+      }
+      this.checkNewDeliveries(req.deliveries);
+      for (const m of req.monitored ?? []) {
+        if (m.tenantId !== req.tenantId) throw new Error(`monitored subject ${m.id} belongs to tenant ${m.tenantId}, not ${req.tenantId}`);
       }
       let used: number | null = null;
       if (req.count) {
@@ -455,6 +625,7 @@ export class LmdbStateStore implements StateStore {
       }
       for (const s of req.screenings) this.db.screenings.putSync(s.id, s);
       for (const d of req.deliveries) this.putDelivery(d);
+      for (const m of req.monitored ?? []) this.putMonitored(m);
       if (req.idempotency) {
         const key: Pair = [req.tenantId, req.idempotency.key];
         const found = this.db.idempotency.get(key);
@@ -585,6 +756,326 @@ export class LmdbStateStore implements StateStore {
 
   async getDelivery(id: string): Promise<WebhookDelivery | undefined> {
     return this.read(() => this.db.outbox.get(id));
+  }
+
+  // ---------------------------------------------------------------- monitoring
+
+  async listMonitored(tenantId: string, after: string | null, limit: number): Promise<MonitoredSubjectRecord[]> {
+    count(limit, 'limit');
+    return this.read(() => {
+      const out: MonitoredSubjectRecord[] = [];
+      const start = after === null ? [tenantId] : [tenantId, after];
+      for (const { key, value } of entriesWithPrefix(this.db.monitored.getRange({ start }), [tenantId])) {
+        if (out.length >= limit) break;
+        if (key[1] !== after) out.push(value);
+      }
+      return out;
+    });
+  }
+
+  async getMonitored(tenantId: string, id: string): Promise<MonitoredSubjectRecord | undefined> {
+    return this.read(() => this.db.monitored.get([tenantId, id]));
+  }
+
+  async stopMonitoring(tenantId: string, id: string, at: string): Promise<'stopped' | 'already_stopped' | 'not_found'> {
+    ms(at, 'at');
+    return this.write(() => {
+      const s = this.db.monitored.get([tenantId, id]);
+      if (s === undefined) return 'not_found';
+      if (!s.active) return 'already_stopped';
+      this.putMonitored({ ...s, active: false, stoppedAt: at });
+      return 'stopped';
+    });
+  }
+
+  /**
+   * Active subjects of every tenant in [tenantId, id] order, read from monitored-active: one range
+   * read from the cursor, whatever the number of subjects before it or stopped among them. The
+   * cursor is that of the last subject returned, null when none is (the end).
+   */
+  async scanMonitored(after: string | null, limit: number): Promise<{ readonly subjects: MonitoredSubjectRecord[]; readonly cursor: string | null }> {
+    count(limit, 'limit');
+    const from = after === null ? undefined : keyOfCursor(after);
+    return this.read(() => {
+      // Nothing asked for is not the end: the caller stays where it was.
+      if (limit === 0) return { subjects: [], cursor: after };
+      const subjects: MonitoredSubjectRecord[] = [];
+      let last: Pair | undefined;
+      for (const key of this.db.monitoredActive.getKeys(from === undefined ? {} : { start: from })) {
+        if (from !== undefined && key[0] === from[0] && key[1] === from[1]) continue;
+        const s = this.db.monitored.get(key);
+        if (s === undefined || !s.active) continue;
+        subjects.push(s);
+        last = key;
+        if (subjects.length >= limit) break;
+      }
+      return { subjects, cursor: last === undefined ? null : cursorOf(last) };
+    });
+  }
+
+  async startMonitoringRun(run: MonitoringRunRecord): Promise<MonitoringRunRecord> {
+    const started = ms(run.startedAt, 'startedAt');
+    if (run.state !== 'running') throw new RangeError(`a monitoring run starts running, not ${JSON.stringify(run.state)}`);
+    count(run.subjectsDone, 'subjectsDone');
+    count(run.alerts, 'alerts');
+    return this.write(() => {
+      const open = this.openRun();
+      if (open !== undefined && open.listVersion === run.listVersion) return open;
+      if (this.db.monitoringRuns.get(run.id) !== undefined) throw new Error(`monitoring run ${run.id} exists`);
+      if (open !== undefined) {
+        this.db.monitoringRuns.putSync(open.id, { ...open, state: 'superseded', finishedAt: run.startedAt });
+        this.db.monitoringRunsOpen.removeSync(open.id);
+      }
+      this.db.monitoringRuns.putSync(run.id, run);
+      this.db.monitoringRunsByStart.putSync([started, run.id], true);
+      this.db.monitoringRunsOpen.putSync(run.id, true);
+      return run;
+    });
+  }
+
+  async getOpenMonitoringRun(): Promise<MonitoringRunRecord | undefined> {
+    return this.read(() => this.openRun());
+  }
+
+  /**
+   * Applies a chunk only where the run is (running, cursor = fromCursor), so a chunk applied twice
+   * (a retry, a second node) is refused the second time and its alerts are enqueued once.
+   * Subjects stopped or gone since the chunk was read are not updated; the chunk's screenings and
+   * deliveries are stored all the same (they were made while the subject was active).
+   */
+  async applyMonitoringChunk(chunk: MonitoringChunk): Promise<'applied' | 'stale'> {
+    count(chunk.subjects, 'subjects');
+    for (const d of chunk.deliveries) checkDeliveryDates(d);
+    for (const u of chunk.updates) ms(u.lastScreenedAt, 'lastScreenedAt');
+    return this.write((): 'applied' | 'stale' => {
+      const run = this.db.monitoringRuns.get(chunk.runId);
+      if (run === undefined || run.state !== 'running' || run.cursor !== chunk.fromCursor) return 'stale';
+      this.checkNewDeliveries(chunk.deliveries);
+      for (const u of chunk.updates) {
+        const s = this.db.monitored.get([u.tenantId, u.id]);
+        if (s === undefined || !s.active) continue;
+        this.putMonitored({
+          ...s,
+          lastOutcome: u.lastOutcome,
+          lastScreeningId: u.lastScreeningId,
+          lastListVersion: u.lastListVersion,
+          lastScreenedAt: u.lastScreenedAt,
+        });
+      }
+      for (const s of chunk.screenings) this.db.screenings.putSync(s.id, s);
+      for (const d of chunk.deliveries) this.putDelivery(d);
+      const next: MonitoringRunRecord = {
+        ...run,
+        cursor: chunk.toCursor,
+        subjectsDone: run.subjectsDone + chunk.subjects,
+        alerts: run.alerts + chunk.deliveries.length,
+      };
+      this.db.monitoringRuns.putSync(run.id, next);
+      return 'applied';
+    });
+  }
+
+  /** Completes a running run; a run that ended already (completed, superseded) is returned as it is. */
+  async finishMonitoringRun(runId: string, at: string): Promise<MonitoringRunRecord | undefined> {
+    ms(at, 'at');
+    return this.write(() => {
+      const run = this.db.monitoringRuns.get(runId);
+      if (run === undefined || run.state !== 'running') return run;
+      const next: MonitoringRunRecord = { ...run, state: 'completed', finishedAt: at };
+      this.db.monitoringRuns.putSync(runId, next);
+      this.db.monitoringRunsOpen.removeSync(runId);
+      return next;
+    });
+  }
+
+  /** Newest startedAt first (ties by id, descending). */
+  async listMonitoringRuns(limit: number): Promise<MonitoringRunRecord[]> {
+    count(limit, 'limit');
+    return this.read(() => {
+      const out: MonitoringRunRecord[] = [];
+      if (limit === 0) return out;
+      for (const [, id] of this.db.monitoringRunsByStart.getKeys({ reverse: true, limit })) {
+        const run = this.db.monitoringRuns.get(id);
+        if (run !== undefined) out.push(run);
+      }
+      return out;
+    });
+  }
+
+  // ---------------------------------------------------------------- batch jobs
+
+  async createBatchJob(job: BatchJobRecord): Promise<void> {
+    batchState(job.state);
+    ms(job.createdAt, 'job.createdAt');
+    ms(job.updatedAt, 'job.updatedAt');
+    for (const n of ['rowsDone', 'rowsMatched', 'rowsFailed'] as const) count(job[n], n);
+    if (job.rowsTotal !== null) count(job.rowsTotal, 'rowsTotal');
+    await this.write(() => {
+      if (this.db.batchJobs.get([job.tenantId, job.id]) !== undefined) throw new Error(`tenant ${job.tenantId} has a batch job ${job.id}`);
+      this.putJob(job, undefined);
+    });
+  }
+
+  async getBatchJob(tenantId: string, id: string): Promise<BatchJobRecord | undefined> {
+    return this.read(() => this.db.batchJobs.get([tenantId, id]));
+  }
+
+  /** Newest createdAt first (ties by id, descending): one reverse range read of the tenant's index. */
+  async listBatchJobs(tenantId: string, limit: number): Promise<BatchJobRecord[]> {
+    count(limit, 'limit');
+    return this.read(() => {
+      const out: BatchJobRecord[] = [];
+      if (limit === 0) return out;
+      // Every [tenantId, epoch ms, id] sorts below [tenantId, Number.MAX_VALUE] and above [tenantId].
+      for (const [, , id] of this.db.batchJobsByTenant.getKeys({ start: [tenantId, Number.MAX_VALUE], end: [tenantId], reverse: true, limit })) {
+        const job = this.db.batchJobs.get([tenantId, id]);
+        if (job !== undefined) out.push(job);
+      }
+      return out;
+    });
+  }
+
+  /** Oldest createdAt first (ties by tenant id, then job id). */
+  async listOpenBatchJobs(): Promise<BatchJobRecord[]> {
+    return this.read(() => {
+      const out: BatchJobRecord[] = [];
+      for (const [, tenantId, id] of this.db.batchJobsOpen.getKeys()) {
+        const job = this.db.batchJobs.get([tenantId, id]);
+        if (job !== undefined) out.push(job);
+      }
+      return out;
+    });
+  }
+
+  async updateBatchJob(tenantId: string, id: string, update: BatchJobUpdate): Promise<BatchJobRecord | undefined> {
+    ms(update.now, 'now');
+    if (update.state !== undefined) batchState(update.state);
+    if (update.rowsTotal !== undefined) count(update.rowsTotal, 'rowsTotal');
+    if (update.startedAt !== undefined) ms(update.startedAt, 'startedAt');
+    if (update.finishedAt !== undefined) ms(update.finishedAt, 'finishedAt');
+    return this.write(() => {
+      const job = this.db.batchJobs.get([tenantId, id]);
+      if (job === undefined || !isOpenJob(job.state)) return job;
+      const next: BatchJobRecord = {
+        ...job,
+        ...(update.state !== undefined && { state: update.state }),
+        ...(update.reason !== undefined && { reason: update.reason }),
+        ...(update.rowsTotal !== undefined && { rowsTotal: update.rowsTotal }),
+        ...(update.startedAt !== undefined && { startedAt: update.startedAt }),
+        ...(update.finishedAt !== undefined && { finishedAt: update.finishedAt }),
+        updatedAt: update.now,
+      };
+      this.putJob(next, job);
+      return next;
+    });
+  }
+
+  /**
+   * Counts a chunk in the usage counter reserve() and complete() use ([tenantId, month]). A pending
+   * chunk always starts at rowsDone (it is set there and cleared when rowsDone moves), so one with
+   * other rows (a chunk size that changed across a restart) covers rows of this one: its units are
+   * given back in the same write, and the cap is checked on the usage without them.
+   */
+  async reserveBatchChunk(r: BatchChunkReservation): Promise<BatchReserveResult> {
+    count(r.fromRow, 'fromRow');
+    count(r.toRow, 'toRow');
+    if (r.toRow < r.fromRow) throw new RangeError(`toRow ${r.toRow} is before fromRow ${r.fromRow}`);
+    count(r.units, 'units');
+    if (r.units > r.toRow - r.fromRow) throw new RangeError(`units: ${r.units} for ${r.toRow - r.fromRow} rows`);
+    month(r.month);
+    if (r.limit !== null) count(r.limit, 'limit');
+    ms(r.now, 'now');
+    return this.write((): BatchReserveResult => {
+      const job = this.db.batchJobs.get([r.tenantId, r.jobId]);
+      if (job === undefined || job.state !== 'running' || job.rowsDone !== r.fromRow) return { kind: 'stale' };
+      const pending = job.pendingChunk;
+      if (pending !== null && pending.fromRow === r.fromRow && pending.toRow === r.toRow) {
+        return { kind: 'reserved', used: this.db.usage.get([r.tenantId, pending.month]) ?? 0, counted: false };
+      }
+      const usageKey: Pair = [r.tenantId, r.month];
+      const stored = this.db.usage.get(usageKey) ?? 0;
+      const giveBack = pending !== null && pending.month === r.month ? pending.units : 0;
+      const used = Math.max(0, stored - giveBack);
+      // A chunk of malformed rows alone counts nothing and is never refused.
+      if (r.limit !== null && r.units > 0 && used + r.units > r.limit) return { kind: 'quota_exceeded', used, limit: r.limit };
+      this.db.usage.putSync(usageKey, used + r.units);
+      if (pending !== null && pending.month !== r.month) {
+        const otherKey: Pair = [r.tenantId, pending.month];
+        const other = this.db.usage.get(otherKey);
+        if (other !== undefined) this.db.usage.putSync(otherKey, Math.max(0, other - pending.units));
+      }
+      const next: BatchJobRecord = {
+        ...job,
+        pendingChunk: { fromRow: r.fromRow, toRow: r.toRow, units: r.units, month: r.month },
+        updatedAt: r.now,
+      };
+      this.putJob(next, job);
+      return { kind: 'reserved', used: used + r.units, counted: true };
+    });
+  }
+
+  async applyBatchChunk(c: BatchChunk): Promise<'applied' | 'stale'> {
+    count(c.fromRow, 'fromRow');
+    count(c.toRow, 'toRow');
+    if (c.toRow < c.fromRow) throw new RangeError(`toRow ${c.toRow} is before fromRow ${c.fromRow}`);
+    count(c.matched, 'matched');
+    count(c.failed, 'failed');
+    ms(c.now, 'now');
+    // Row numbers are 1-based, the chunk's bounds 0-based: the chunk [fromRow, toRow) holds rows fromRow + 1 .. toRow.
+    let previous = c.fromRow;
+    for (const row of c.rows) {
+      if (!Number.isSafeInteger(row.row) || row.row <= previous || row.row > c.toRow) {
+        throw new RangeError(`row ${row.row}: rows of the chunk [${c.fromRow}, ${c.toRow}) are numbered ${c.fromRow + 1} to ${c.toRow}, in order`);
+      }
+      previous = row.row;
+    }
+    for (const s of c.screenings) {
+      if (s.tenantId !== c.tenantId) throw new Error(`screening ${s.id} belongs to tenant ${s.tenantId}, not ${c.tenantId}`);
+    }
+    for (const m of c.monitored) {
+      if (m.tenantId !== c.tenantId) throw new Error(`monitored subject ${m.id} belongs to tenant ${m.tenantId}, not ${c.tenantId}`);
+    }
+    return this.write((): 'applied' | 'stale' => {
+      const job = this.db.batchJobs.get([c.tenantId, c.jobId]);
+      if (job === undefined || job.state !== 'running' || job.rowsDone !== c.fromRow) return 'stale';
+      for (const row of c.rows) {
+        const key: RowKey = [c.tenantId, c.jobId, row.row];
+        this.db.batchRows.putSync(key, row);
+        if (row.isMatch) this.db.batchRowsMatched.putSync(key, true);
+      }
+      for (const s of c.screenings) this.db.screenings.putSync(s.id, s);
+      for (const m of c.monitored) this.putMonitored(m);
+      const next: BatchJobRecord = {
+        ...job,
+        rowsDone: c.toRow,
+        rowsMatched: job.rowsMatched + c.matched,
+        rowsFailed: job.rowsFailed + c.failed,
+        tallies: addTallies(job.tallies, c.tallies),
+        pendingChunk: null,
+        updatedAt: c.now,
+      };
+      this.putJob(next, job);
+      return 'applied';
+    });
+  }
+
+  /** One range read from [tenantId, jobId, fromRow]; 'matched' walks batch-rows-matched instead. */
+  async readBatchRows(tenantId: string, jobId: string, fromRow: number, limit: number, only?: 'matched'): Promise<BatchRowRecord[]> {
+    count(fromRow, 'fromRow');
+    count(limit, 'limit');
+    return this.read(() => {
+      const prefix: Pair = [tenantId, jobId];
+      const start: RowKey = [tenantId, jobId, fromRow];
+      if (only === 'matched') {
+        const out: BatchRowRecord[] = [];
+        for (const key of withPrefix(this.db.batchRowsMatched.getKeys({ start }), prefix, limit)) {
+          const row = this.db.batchRows.get(key);
+          if (row !== undefined) out.push(row);
+        }
+        return out;
+      }
+      return [...entriesWithPrefix(this.db.batchRows.getRange({ start }), prefix, limit)].map((e) => e.value);
+    });
   }
 
   // ---------------------------------------------------------------- lifecycle

@@ -119,6 +119,11 @@ export interface MonitoredSubjectRecord {
 export const BATCH_STATES = ['queued', 'running', 'completed', 'failed', 'cancelled', 'stopped'] as const;
 export type BatchState = (typeof BATCH_STATES)[number];
 
+/** States a job never leaves. */
+export function isFinalBatchState(state: BatchState): boolean {
+  return state === 'completed' || state === 'failed' || state === 'cancelled' || state === 'stopped';
+}
+
 export interface BatchJobRecord {
   readonly id: string;
   readonly tenantId: string;
@@ -137,8 +142,42 @@ export interface BatchJobRecord {
   readonly startedAt: string | null;
   readonly finishedAt: string | null;
   readonly updatedAt: string;
+  /** counts of the screened rows by decision, risk band and source list (for the report) */
+  readonly tallies: BatchTallies;
   /** a chunk counted against the quota whose results are not written yet (crash recovery) */
   readonly pendingChunk: { readonly fromRow: number; readonly toRow: number; readonly units: number; readonly month: string } | null;
+}
+
+export interface BatchTallies {
+  readonly decision: Readonly<Record<string, number>>;
+  readonly riskBand: Readonly<Record<string, number>>;
+  /** matched rows per list that produced a match (a row can count under several lists) */
+  readonly sourceList: Readonly<Record<string, number>>;
+}
+
+export const EMPTY_TALLIES: BatchTallies = Object.freeze({ decision: {}, riskBand: {}, sourceList: {} });
+
+/** The tallies of some rows (errors are not tallied). */
+export function tallyRows(rows: readonly BatchRowRecord[]): BatchTallies {
+  const decision: Record<string, number> = {};
+  const riskBand: Record<string, number> = {};
+  const sourceList: Record<string, number> = {};
+  for (const r of rows) {
+    if (r.error !== null) continue;
+    if (r.decision) decision[r.decision] = (decision[r.decision] ?? 0) + 1;
+    if (r.riskBand) riskBand[r.riskBand] = (riskBand[r.riskBand] ?? 0) + 1;
+    for (const l of r.sourceLists) sourceList[l] = (sourceList[l] ?? 0) + 1;
+  }
+  return { decision, riskBand, sourceList };
+}
+
+export function addTallies(a: BatchTallies, b: BatchTallies): BatchTallies {
+  const add = (x: Readonly<Record<string, number>>, y: Readonly<Record<string, number>>): Record<string, number> => {
+    const out: Record<string, number> = { ...x };
+    for (const [k, v] of Object.entries(y)) out[k] = (out[k] ?? 0) + v;
+    return out;
+  };
+  return { decision: add(a.decision, b.decision), riskBand: add(a.riskBand, b.riskBand), sourceList: add(a.sourceList, b.sourceList) };
 }
 
 /** One row of a batch job's results, compact: full results are kept only for matched rows. */
@@ -161,7 +200,7 @@ export interface BatchRowRecord {
   readonly topMatches: readonly { readonly entityId: string; readonly list: string; readonly name: string; readonly score: number }[];
 }
 
-export const MONITORING_RUN_STATES = ['running', 'completed'] as const;
+export const MONITORING_RUN_STATES = ['running', 'completed', 'superseded'] as const;
 
 export interface MonitoringRunRecord {
   readonly id: string;
@@ -171,6 +210,7 @@ export interface MonitoringRunRecord {
   /** key after which the next chunk starts (null: from the first subject) */
   readonly cursor: string | null;
   readonly subjectsDone: number;
+  /** subjects whose outcome changed (one monitoring.alert each) */
   readonly alerts: number;
   readonly startedAt: string;
   readonly finishedAt: string | null;

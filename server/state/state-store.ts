@@ -8,7 +8,21 @@
  * idempotency record, recording a screening together with its webhook deliveries. All methods are
  * asynchronous so that a networked implementation fits the same interface.
  */
-import type { ApiKeyRecord, IdempotencyRecord, ScreeningRecord, TenantRecord, WebhookDelivery, DeliveryState } from './records.js';
+import type {
+  ApiKeyRecord,
+  BatchJobRecord,
+  BatchRowRecord,
+  BatchState,
+  BatchTallies,
+  DeliveryState,
+  IdempotencyRecord,
+  MonitoredSubjectRecord,
+  MonitoringRunRecord,
+  OutcomeSummaryRecord,
+  ScreeningRecord,
+  TenantRecord,
+  WebhookDelivery,
+} from './records.js';
 
 export class SlugTakenError extends Error {
   override readonly name = 'SlugTakenError';
@@ -56,6 +70,8 @@ export interface CompleteRequest {
   readonly deliveries: readonly WebhookDelivery[];
   /** the idempotency key of the request, whose response is now stored for replay */
   readonly idempotency?: { readonly key: string; readonly response: NonNullable<IdempotencyRecord['response']> };
+  /** subjects these screenings put under monitoring (monitor: true); written only when the request completes */
+  readonly monitored?: readonly MonitoredSubjectRecord[];
   /**
    * Units to count against the quota with this write: checked against the cap and counted in the
    * same transaction that stores the results, so a request that dies before it is counts nothing
@@ -81,6 +97,75 @@ export interface DeliveryOutcome {
   readonly error: string | null;
   /** when to try again (state pending) */
   readonly nextAttemptAt?: string;
+}
+
+export interface MonitoredUpdate {
+  readonly tenantId: string;
+  readonly id: string;
+  readonly lastOutcome: OutcomeSummaryRecord;
+  /** the re-screen's screening id (its record is in the same chunk) */
+  readonly lastScreeningId: string;
+  readonly lastListVersion: string;
+  readonly lastScreenedAt: string;
+}
+
+export interface MonitoringChunk {
+  readonly runId: string;
+  /** the run's cursor before this chunk: the chunk is refused ('stale') if the run has moved on or ended, so no alert is written twice */
+  readonly fromCursor: string | null;
+  /** the run's cursor after this chunk */
+  readonly toCursor: string | null;
+  /** subjects looked at by this chunk (progress) */
+  readonly subjects: number;
+  readonly updates: readonly MonitoredUpdate[];
+  readonly screenings: readonly ScreeningRecord[];
+  /** monitoring.alert deliveries, one per changed outcome */
+  readonly deliveries: readonly WebhookDelivery[];
+}
+
+export interface BatchChunkReservation {
+  readonly tenantId: string;
+  readonly jobId: string;
+  /** first and one-past-last data row (0-based) of the chunk */
+  readonly fromRow: number;
+  readonly toRow: number;
+  /** rows of the chunk that will be screened (malformed rows are not counted) */
+  readonly units: number;
+  readonly month: string;
+  readonly limit: number | null;
+  readonly now: string;
+}
+
+export type BatchReserveResult =
+  | { readonly kind: 'reserved'; readonly used: number; readonly counted: boolean }
+  | { readonly kind: 'quota_exceeded'; readonly used: number; readonly limit: number }
+  /** the job is not at fromRow, or is no longer running */
+  | { readonly kind: 'stale' };
+
+export interface BatchChunk {
+  readonly tenantId: string;
+  readonly jobId: string;
+  readonly fromRow: number;
+  readonly toRow: number;
+  /** one per row of the chunk, in row order */
+  readonly rows: readonly BatchRowRecord[];
+  /** full results of the rows that keep one (matched or monitored) */
+  readonly screenings: readonly ScreeningRecord[];
+  readonly monitored: readonly MonitoredSubjectRecord[];
+  /** tallyRows(rows), added to the job's tallies */
+  readonly tallies: BatchTallies;
+  readonly matched: number;
+  readonly failed: number;
+  readonly now: string;
+}
+
+export interface BatchJobUpdate {
+  readonly state?: BatchState;
+  readonly reason?: string | null;
+  readonly rowsTotal?: number;
+  readonly startedAt?: string;
+  readonly finishedAt?: string;
+  readonly now: string;
 }
 
 export interface StateStore {
@@ -115,6 +200,44 @@ export interface StateStore {
   recordDeliveryAttempt(id: string, outcome: DeliveryOutcome): Promise<void>;
   listDeliveries(tenantId: string, state?: DeliveryState, limit?: number): Promise<WebhookDelivery[]>;
   getDelivery(id: string): Promise<WebhookDelivery | undefined>;
+
+  // Monitoring
+  /** the tenant's subjects (active and stopped) in id order, after the id `after` */
+  listMonitored(tenantId: string, after: string | null, limit: number): Promise<MonitoredSubjectRecord[]>;
+  getMonitored(tenantId: string, id: string): Promise<MonitoredSubjectRecord | undefined>;
+  stopMonitoring(tenantId: string, id: string, at: string): Promise<'stopped' | 'already_stopped' | 'not_found'>;
+  /** active subjects of every tenant in a stable order after `after` (the cursor of a previous call; null from the start) */
+  scanMonitored(after: string | null, limit: number): Promise<{ readonly subjects: MonitoredSubjectRecord[]; readonly cursor: string | null }>;
+  /**
+   * The re-screen run for `run.listVersion`: the open run when it is for that version, else `run`
+   * as given (stored as running), an open run of another version being marked superseded.
+   */
+  startMonitoringRun(run: MonitoringRunRecord): Promise<MonitoringRunRecord>;
+  getOpenMonitoringRun(): Promise<MonitoringRunRecord | undefined>;
+  /** the chunk's subject updates, screenings and alerts, and the run's cursor and counts, in one write */
+  applyMonitoringChunk(chunk: MonitoringChunk): Promise<'applied' | 'stale'>;
+  finishMonitoringRun(runId: string, at: string): Promise<MonitoringRunRecord | undefined>;
+  /** newest first */
+  listMonitoringRuns(limit: number): Promise<MonitoringRunRecord[]>;
+
+  // Batch jobs
+  createBatchJob(job: BatchJobRecord): Promise<void>;
+  getBatchJob(tenantId: string, id: string): Promise<BatchJobRecord | undefined>;
+  /** newest first */
+  listBatchJobs(tenantId: string, limit: number): Promise<BatchJobRecord[]>;
+  /** queued and running jobs of every tenant, oldest first */
+  listOpenBatchJobs(): Promise<BatchJobRecord[]>;
+  /** undefined when there is no such job; a job in a final state (completed, failed, cancelled, stopped) does not change */
+  updateBatchJob(tenantId: string, id: string, update: BatchJobUpdate): Promise<BatchJobRecord | undefined>;
+  /**
+   * Counts a chunk against the quota and records it as the job's pending chunk, in one write. A
+   * pending chunk with the same rows (left by a crash) is taken over without counting again.
+   */
+  reserveBatchChunk(reservation: BatchChunkReservation): Promise<BatchReserveResult>;
+  /** the chunk's rows, screenings and monitored subjects, and the job's progress (pending chunk cleared), in one write */
+  applyBatchChunk(chunk: BatchChunk): Promise<'applied' | 'stale'>;
+  /** rows in row order from the 1-based row `fromRow`; with only 'matched', the matched rows alone (kept in an index of their own, so a report of a million rows does not read them all) */
+  readBatchRows(tenantId: string, jobId: string, fromRow: number, limit: number, only?: 'matched'): Promise<BatchRowRecord[]>;
 
   /** waits for every accepted write to be durable */
   flush(): Promise<void>;

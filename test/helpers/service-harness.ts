@@ -28,6 +28,8 @@ export interface RequestOptions {
   readonly body?: unknown;
   /** a raw body sent as is (with its own content-type header) */
   readonly raw?: string | Buffer;
+  /** a multipart/form-data body (fetch sets the content type with its boundary) */
+  readonly form?: FormData;
   readonly headers?: Record<string, string>;
 }
 
@@ -55,8 +57,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
-  const dataDir = await dataDirWithSharedIndex('aml-service-');
+export interface HarnessOptions {
+  /** a data directory with its own index (default: a fresh one linked to the shared index) */
+  readonly dataDir?: string;
+}
+
+export async function startHarness(env: Record<string, string> = {}, opts: HarnessOptions = {}): Promise<Harness> {
+  const dataDir = opts.dataDir ?? (await dataDirWithSharedIndex('aml-service-'));
   const clientSecret = `test-${randomBytes(8).toString('hex')}`;
   const usersFile = path.join(dataDir, 'dev-users.json');
   const idp = await startDevIdp({ port: 0, host: '127.0.0.1', clientSecret, usersFile });
@@ -81,8 +88,9 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.key) headers['x-api-key'] = opts.key;
     if (opts.token) headers['authorization'] = `Bearer ${opts.token}`;
-    let body: string | Buffer | undefined;
-    if (opts.raw !== undefined) body = opts.raw;
+    let body: string | Buffer | FormData | undefined;
+    if (opts.form !== undefined) body = opts.form;
+    else if (opts.raw !== undefined) body = opts.raw;
     else if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';

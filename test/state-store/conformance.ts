@@ -16,14 +16,50 @@
  *   with nextAttemptAt = now + leaseMs and is not due again before then.
  * - recordDeliveryAttempt: 'delivered' and 'failed' are final; a later attempt changes nothing.
  * - listDeliveries: oldest createdAt first.
+ * - monitored subjects: complete() and applyBatchChunk() store them as given (a subject with the
+ *   id of an existing one replaces it). scanMonitored's cursor is that of the last subject
+ *   returned, null only when none is (so a run's cursor never falls back to "from the start");
+ *   limit 0 returns the cursor it was given.
+ * - startMonitoringRun: a run that is not 'running' is refused; the superseded run's finishedAt is
+ *   the new run's startedAt. finishMonitoringRun leaves a run that ended (completed, superseded) as
+ *   it is. listMonitoringRuns: ties of startedAt in no particular order.
+ * - applyMonitoringChunk: the chunk's deliveries are enqueued even for a subject stopped meanwhile
+ *   (it was active when screened); only its record is left alone.
+ * - listBatchJobs ties of createdAt by id descending, listOpenBatchJobs ties in no particular order.
+ * - reserveBatchChunk: usage is the counter of reserve() ([tenantId, month]); a chunk of 0 units is
+ *   reserved whatever the usage; a pending chunk of other rows (it starts at rowsDone too) has its
+ *   units given back in the write that counts the new one, and the cap is checked without them.
+ *   applyBatchChunk refuses rows outside its range (fromRow + 1 .. toRow) before writing anything.
  *
  * Each subtest opens its own fixture, an empty store; ids are random all the same, so that a row
  * found where it should not be is never one left over from another subtest.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Test } from 'tap';
-import type { ApiKeyRecord, ScreeningRecord, TenantRecord, WebhookDelivery } from '../../server/state/records.js';
-import { SlugTakenError, UnknownTenantError, type IdempotencyRequest, type ReserveResult, type StateStore } from '../../server/state/state-store.js';
+import {
+  EMPTY_TALLIES,
+  tallyRows,
+  type ApiKeyRecord,
+  type BatchJobRecord,
+  type BatchRowRecord,
+  type MonitoredSubjectRecord,
+  type MonitoringRunRecord,
+  type OutcomeSummaryRecord,
+  type ScreeningRecord,
+  type TenantRecord,
+  type WebhookDelivery,
+} from '../../server/state/records.js';
+import {
+  SlugTakenError,
+  UnknownTenantError,
+  type BatchChunk,
+  type BatchChunkReservation,
+  type BatchReserveResult,
+  type IdempotencyRequest,
+  type MonitoringChunk,
+  type ReserveResult,
+  type StateStore,
+} from '../../server/state/state-store.js';
 
 export interface StateStoreFixture {
   /** a freshly opened, empty store of its own (purgeIdempotency counts are checked exactly) */
@@ -120,6 +156,94 @@ const kinds = (rs: readonly ReserveResult[]): Record<string, number> => {
   for (const r of rs) out[r.kind] = (out[r.kind] ?? 0) + 1;
   return out;
 };
+
+const OUTCOME: OutcomeSummaryRecord = { classification: null, pepTiers: [], sourceLists: [], matchCount: 0, adverseMediaStatus: 'not_requested' };
+const HIT: OutcomeSummaryRecord = { classification: 'sanctions', pepTiers: [], sourceLists: ['UN'], matchCount: 1, adverseMediaStatus: 'not_requested' };
+
+function monitoredRecord(tenantId: string, id: string, over: Partial<MonitoredSubjectRecord> = {}): MonitoredSubjectRecord {
+  return {
+    id,
+    tenantId,
+    request: { name: `Subject ${id}`, entityType: 'person', threshold: 0.8, lists: ['UN'] },
+    userReference: `ref-${id}`,
+    createdAt: at(),
+    active: true,
+    stoppedAt: null,
+    lastScreeningId: id,
+    lastOutcome: OUTCOME,
+    lastListVersion: 'v1',
+    lastScreenedAt: at(),
+    ...over,
+  };
+}
+
+function runRecord(id: string, listVersion: string, startedOffset = 0): MonitoringRunRecord {
+  return { id, listVersion, state: 'running', cursor: null, subjectsDone: 0, alerts: 0, startedAt: at(startedOffset), finishedAt: null };
+}
+
+function jobRecord(tenantId: string, id: string, createdOffset = 0, over: Partial<BatchJobRecord> = {}): BatchJobRecord {
+  return {
+    id,
+    tenantId,
+    state: 'queued',
+    reason: null,
+    file: { name: 'customers.csv', sha256: sha256(id), bytes: 1234, format: 'csv', path: `/data/batch/${id}.csv` },
+    options: { threshold: 0.85, lists: ['UN', 'OFAC'] },
+    rowsTotal: null,
+    rowsDone: 0,
+    rowsMatched: 0,
+    rowsFailed: 0,
+    createdAt: at(createdOffset),
+    startedAt: null,
+    finishedAt: null,
+    updatedAt: at(createdOffset),
+    tallies: EMPTY_TALLIES,
+    pendingChunk: null,
+    ...over,
+  };
+}
+
+/** Row `row` (1-based): every third row matches, every seventh is malformed. */
+function rowRecord(row: number): BatchRowRecord {
+  const error = row % 7 === 0 ? 'name is missing' : null;
+  const isMatch = error === null && row % 3 === 0;
+  return {
+    row,
+    userReference: `c-${row}`,
+    name: error === null ? `Name ${row}` : null,
+    screeningId: isMatch ? `scr-row-${row}` : null,
+    error,
+    isMatch,
+    score: isMatch ? 0.93 : 0.2,
+    decision: error !== null ? null : isMatch ? 'review' : 'clear',
+    riskScore: isMatch ? 80 : 5,
+    riskBand: error !== null ? null : isMatch ? 'high' : 'low',
+    classification: isMatch ? 'sanctions' : null,
+    pepTiers: [],
+    sourceLists: isMatch ? (row % 2 === 0 ? ['UN', 'OFAC'] : ['UN']) : [],
+    matchCount: isMatch ? 1 : 0,
+    topMatches: isMatch ? [{ entityId: `UN:${row}`, list: 'UN', name: `Listed ${row}`, score: 0.93 }] : [],
+  };
+}
+
+/** The chunk of data rows [fromRow, toRow) (0-based bounds; rows fromRow + 1 .. toRow), as a batch runner builds it. */
+function batchChunk(tenantId: string, jobId: string, fromRow: number, toRow: number, now = at(HOUR)): BatchChunk {
+  const rows = Array.from({ length: toRow - fromRow }, (_, i) => rowRecord(fromRow + 1 + i));
+  const screenings = rows.filter((r) => r.isMatch).map((r) => ({ ...screeningRecord(tenantId, `${jobId}-scr-${r.row}`), kind: 'batch' as const }));
+  return {
+    tenantId,
+    jobId,
+    fromRow,
+    toRow,
+    rows,
+    screenings,
+    monitored: [],
+    tallies: tallyRows(rows),
+    matched: rows.filter((r) => r.isMatch).length,
+    failed: rows.filter((r) => r.error !== null).length,
+    now,
+  };
+}
 
 export function stateStoreConformance(t: Test, name: string, open: OpenStateStore): Promise<unknown> {
   /** One subtest on a fresh fixture, cleaned up whatever happens. */
@@ -572,6 +696,501 @@ export function stateStoreConformance(t: Test, name: string, open: OpenStateStor
         t.same(await store.reserve({ tenantId: x.tenant.id, month: MONTH, units: 1, limit: null, now: at(), idempotency: idem('same-key', `h${i}`) }), { kind: 'in_progress' });
       }
       t.equal(await store.revokeApiKey(b.tenant.id, a.key.id, at()), 'not_found');
+    });
+
+    // ------------------------------------------------------------------ monitoring
+    test('monitoring: complete stores monitored subjects with its screenings, and not when it is refused', async (t, store) => {
+      const { id } = ids();
+      const [a, b] = [(await addTenant(store, id('tenant'))).tenant.id, (await addTenant(store, id('tenant'))).tenant.id];
+      const s1 = screeningRecord(a, id('scr'));
+      const m1 = monitoredRecord(a, s1.id, { lastScreeningId: s1.id });
+      const r = await store.complete({ tenantId: a, screenings: [s1], deliveries: [], monitored: [m1], count: { month: MONTH, units: 1, limit: 1 } });
+      t.same(r, { kind: 'completed', used: 1 });
+      t.same(await store.getMonitored(a, m1.id), m1, 'stored as given');
+      t.same(await store.getScreening(a, s1.id), s1);
+
+      const s2 = screeningRecord(a, id('scr'));
+      const m2 = monitoredRecord(a, s2.id);
+      const refused = await store.complete({ tenantId: a, screenings: [s2], deliveries: [], monitored: [m2], count: { month: MONTH, units: 1, limit: 1 } });
+      t.equal(refused.kind, 'quota_exceeded');
+      t.equal(await store.getMonitored(a, m2.id), undefined, 'a refused write puts nothing under monitoring');
+      t.same((await store.scanMonitored(null, 10)).subjects.map((s) => s.id), [m1.id], 'nor into the scan');
+
+      const foreign = monitoredRecord(b, id('mon'));
+      const s3 = screeningRecord(a, id('scr'));
+      await t.rejects(store.complete({ tenantId: a, screenings: [s3], deliveries: [], monitored: [foreign] }), 'a subject of another tenant is refused');
+      t.equal(await store.getScreening(a, s3.id), undefined, 'and nothing of that write is stored');
+      t.equal(await store.getMonitored(b, foreign.id), undefined);
+    });
+
+    test('monitoring: listMonitored in id order after a given id, per tenant, stopped ones included; getMonitored per tenant', async (t, store) => {
+      const { id } = ids();
+      const a = (await addTenant(store, id('tenant'))).tenant.id;
+      const b = (await addTenant(store, `${a}0`)).tenant.id;
+      const subjects = ['m-05', 'm-01', 'm-10', 'm-03', 'm-2'].map((x) => monitoredRecord(a, x));
+      await store.complete({ tenantId: a, screenings: [], deliveries: [], monitored: subjects });
+      await store.complete({ tenantId: b, screenings: [], deliveries: [], monitored: [monitoredRecord(b, 'm-00'), monitoredRecord(b, 'm-04')] });
+      t.equal(await store.stopMonitoring(a, 'm-03', at(MINUTE)), 'stopped');
+      const list = async (after: string | null, limit: number): Promise<string[]> => (await store.listMonitored(a, after, limit)).map((s) => s.id);
+      t.same(await list(null, 100), ['m-01', 'm-03', 'm-05', 'm-10', 'm-2'], 'id order, the stopped one too, the other tenant\'s not');
+      t.same(await list(null, 2), ['m-01', 'm-03']);
+      t.same(await list('m-03', 2), ['m-05', 'm-10'], 'strictly after the given id');
+      t.same(await list('m-04', 100), ['m-05', 'm-10', 'm-2'], 'after an id that does not exist');
+      t.same(await list('m-2', 100), []);
+      t.same(await list(null, 0), []);
+      t.equal((await store.listMonitored(a, null, 100)).find((s) => s.id === 'm-03')?.active, false);
+      t.same((await store.listMonitored(b, null, 100)).map((s) => s.id), ['m-00', 'm-04']);
+      t.same(await store.listMonitored(id('nobody'), null, 100), []);
+      t.same(await store.getMonitored(a, 'm-05'), subjects[0]);
+      t.equal(await store.getMonitored(b, 'm-05'), undefined, 'another tenant\'s subject is not found');
+      t.equal(await store.getMonitored(a, 'm-00'), undefined);
+    });
+
+    test('monitoring: stopMonitoring stopped / already_stopped / not_found (also another tenant\'s subject)', async (t, store) => {
+      const { id } = ids();
+      const [a, b] = [(await addTenant(store, id('tenant'))).tenant.id, (await addTenant(store, id('tenant'))).tenant.id];
+      const m = monitoredRecord(a, id('mon'));
+      await store.complete({ tenantId: a, screenings: [], deliveries: [], monitored: [m] });
+      t.equal(await store.stopMonitoring(b, m.id, at(MINUTE)), 'not_found', 'B cannot stop A\'s subject');
+      t.same(await store.getMonitored(a, m.id), m, 'untouched');
+      t.equal(await store.stopMonitoring(a, id('mon'), at(MINUTE)), 'not_found');
+      t.equal(await store.stopMonitoring(a, m.id, at(MINUTE)), 'stopped');
+      t.same(await store.getMonitored(a, m.id), { ...m, active: false, stoppedAt: at(MINUTE) });
+      t.equal(await store.stopMonitoring(a, m.id, at(2 * MINUTE)), 'already_stopped');
+      t.equal((await store.getMonitored(a, m.id))?.stoppedAt, at(MINUTE), 'the first stop time stays');
+      t.same((await store.scanMonitored(null, 10)).subjects, [], 'a stopped subject is not scanned');
+    });
+
+    test('monitoring: scanMonitored pages through the active subjects of every tenant once each', async (t, store) => {
+      const { id } = ids();
+      const tenants = [id('tenant'), id('tenant'), id('tenant')];
+      const all: MonitoredSubjectRecord[] = [];
+      for (const [i, tenant] of tenants.entries()) {
+        await addTenant(store, tenant);
+        const mine = Array.from({ length: 40 + 7 * i }, (_, n) => monitoredRecord(tenant, `mon-${String(n).padStart(3, '0')}`));
+        await store.complete({ tenantId: tenant, screenings: [], deliveries: [], monitored: mine });
+        all.push(...mine);
+      }
+      const stopped = new Set<string>();
+      for (const [n, s] of all.entries()) {
+        if (n % 5 === 2) {
+          t.equal(await store.stopMonitoring(s.tenantId, s.id, at(MINUTE)), 'stopped');
+          stopped.add(`${s.tenantId}/${s.id}`);
+        }
+      }
+      const seen: string[] = [];
+      const pages: number[] = [];
+      let cursor: string | null = null;
+      for (let guard = 0; guard < 100; guard++) {
+        const page: { readonly subjects: MonitoredSubjectRecord[]; readonly cursor: string | null } = await store.scanMonitored(cursor, 13);
+        if (page.subjects.length === 0) {
+          t.equal(page.cursor, null, 'null once nothing is left');
+          break;
+        }
+        t.type(page.cursor, 'string', 'a cursor with every non-empty page, the last one too');
+        t.ok(page.subjects.length <= 13);
+        for (const s of page.subjects) t.equal(s.active, true);
+        pages.push(page.subjects.length);
+        seen.push(...page.subjects.map((s) => `${s.tenantId}/${s.id}`));
+        cursor = page.cursor;
+      }
+      const expected = all.map((s) => `${s.tenantId}/${s.id}`).filter((k) => !stopped.has(k));
+      t.equal(seen.length, expected.length, 'every active subject once');
+      t.same([...seen].sort(), [...expected].sort());
+      t.equal(new Set(seen).size, seen.length, 'none twice');
+      t.ok(pages.slice(0, -1).every((n) => n === 13), 'full pages until the last');
+
+      // Stable: the same scan again gives the same order; a cursor resumes exactly after its subject.
+      const again: string[] = [];
+      let c: string | null = null;
+      for (let guard = 0; guard < 100; guard++) {
+        const page: { readonly subjects: MonitoredSubjectRecord[]; readonly cursor: string | null } = await store.scanMonitored(c, 29);
+        again.push(...page.subjects.map((s) => `${s.tenantId}/${s.id}`));
+        c = page.cursor;
+        if (c === null) break;
+      }
+      t.same(again, seen, 'the same order whatever the page size');
+      const first = await store.scanMonitored(null, 20);
+      t.equal(first.cursor === null ? undefined : (await store.scanMonitored(first.cursor, 1)).subjects.map((s) => `${s.tenantId}/${s.id}`)[0], seen[20]);
+      t.same(await store.scanMonitored(first.cursor, 0), { subjects: [], cursor: first.cursor }, 'limit 0 stays where it is');
+
+      // Changes during a scan: a subject stopped ahead is skipped; one added ahead is found.
+      const half = await store.scanMonitored(null, Math.floor(seen.length / 2));
+      const ahead = seen[seen.length - 3]!.split('/') as [string, string];
+      t.equal(await store.stopMonitoring(ahead[0], ahead[1], at(2 * MINUTE)), 'stopped');
+      const late = monitoredRecord(tenants[2]!, 'mon-999');
+      await store.complete({ tenantId: late.tenantId, screenings: [], deliveries: [], monitored: [late] });
+      const rest = await store.scanMonitored(half.cursor, 1000);
+      const restKeys = rest.subjects.map((s) => `${s.tenantId}/${s.id}`);
+      t.notOk(restKeys.includes(ahead.join('/')), 'the subject stopped meanwhile is skipped');
+      t.ok(restKeys.includes(`${late.tenantId}/${late.id}`), 'the subject added meanwhile is found');
+      t.equal(restKeys.length, seen.length - half.subjects.length, 'one out, one in');
+      await t.rejects(store.scanMonitored('not a cursor', 10), 'a cursor that is not one is refused');
+    });
+
+    test('monitoring: startMonitoringRun resumes the open run of the same version, supersedes another', async (t, store) => {
+      const { id } = ids();
+      t.equal(await store.getOpenMonitoringRun(), undefined, 'no run yet');
+      t.same(await store.listMonitoringRuns(10), []);
+      const r1 = runRecord(id('run'), 'v1', 0);
+      t.same(await store.startMonitoringRun(r1), r1, 'stored as given');
+      t.same(await store.getOpenMonitoringRun(), r1);
+      const same = runRecord(id('run'), 'v1', MINUTE);
+      t.same(await store.startMonitoringRun(same), r1, 'the open run of that version, unchanged');
+      t.same(await store.listMonitoringRuns(10), [r1], 'no second run stored');
+
+      const r2 = runRecord(id('run'), 'v2', 2 * MINUTE);
+      t.same(await store.startMonitoringRun(r2), r2);
+      t.same(await store.getOpenMonitoringRun(), r2, 'the new version runs');
+      const runs = await store.listMonitoringRuns(10);
+      t.same(runs, [r2, { ...r1, state: 'superseded', finishedAt: r2.startedAt }], 'newest first; the old run superseded');
+      t.same(await store.listMonitoringRuns(1), [r2]);
+      t.same(await store.listMonitoringRuns(0), []);
+
+      const done = await store.finishMonitoringRun(r2.id, at(HOUR));
+      t.same(done, { ...r2, state: 'completed', finishedAt: at(HOUR) });
+      t.equal(await store.getOpenMonitoringRun(), undefined, 'nothing open once it is finished');
+      const r3 = runRecord(id('run'), 'v2', 2 * HOUR);
+      t.same(await store.startMonitoringRun(r3), r3, 'a finished run is not resumed: the same version runs again');
+      t.same((await store.listMonitoringRuns(10)).map((r) => [r.id, r.state]), [
+        [r3.id, 'running'],
+        [r2.id, 'completed'],
+        [r1.id, 'superseded'],
+      ]);
+      t.same(await store.finishMonitoringRun(r1.id, at(3 * HOUR)), { ...r1, state: 'superseded', finishedAt: r2.startedAt }, 'finishing a superseded run leaves it superseded');
+      t.same(await store.finishMonitoringRun(r2.id, at(3 * HOUR)), done, 'finishing twice changes nothing');
+      t.equal(await store.finishMonitoringRun(id('run'), at(3 * HOUR)), undefined, 'unknown run');
+      t.same(await store.getOpenMonitoringRun(), r3);
+    });
+
+    test('monitoring: applyMonitoringChunk updates subjects, stores screenings and alerts, moves the run; a chunk applies once', async (t, store) => {
+      const { id } = ids();
+      const [a, b] = [(await addTenant(store, id('tenant'))).tenant.id, (await addTenant(store, id('tenant'))).tenant.id];
+      const [ma1, ma2, ma3] = [monitoredRecord(a, 'mon-1'), monitoredRecord(a, 'mon-2'), monitoredRecord(a, 'mon-3')];
+      const mb1 = monitoredRecord(b, 'mon-1');
+      await store.complete({ tenantId: a, screenings: [], deliveries: [], monitored: [ma1, ma2, ma3] });
+      await store.complete({ tenantId: b, screenings: [], deliveries: [], monitored: [mb1] });
+      const run = runRecord(id('run'), 'v2');
+      await store.startMonitoringRun(run);
+      const page = await store.scanMonitored(null, 3);
+      t.same(page.subjects.map((s) => `${s.tenantId}/${s.id}`), [ma1, ma2, ma3, mb1].map((s) => `${s.tenantId}/${s.id}`).sort().slice(0, 3));
+
+      // A re-screen of mon-1 (changed: one alert) and mon-2 (unchanged) of A; mon-2 is stopped before the chunk lands.
+      const rescreen = (m: MonitoredSubjectRecord, outcome: OutcomeSummaryRecord): { scr: ScreeningRecord; update: MonitoringChunk['updates'][number] } => {
+        const scr = { ...screeningRecord(m.tenantId, id('scr')), kind: 'monitoring' as const };
+        return { scr, update: { tenantId: m.tenantId, id: m.id, lastOutcome: outcome, lastScreeningId: scr.id, lastListVersion: 'v2', lastScreenedAt: at(HOUR) } };
+      };
+      const x1 = rescreen(ma1, HIT);
+      const x2 = rescreen(ma2, OUTCOME);
+      const alert = deliveryRecord(a, id('dlv'), HOUR, { event: 'monitoring.alert', body: `{"type":"monitoring.alert","subject":"${ma1.id}"}` });
+      const chunk: MonitoringChunk = {
+        runId: run.id,
+        fromCursor: null,
+        toCursor: page.cursor,
+        subjects: 2,
+        updates: [x1.update, x2.update],
+        screenings: [x1.scr, x2.scr],
+        deliveries: [alert],
+      };
+      t.equal(await store.stopMonitoring(a, ma2.id, at(HOUR - 1)), 'stopped');
+      t.equal(await store.applyMonitoringChunk({ ...chunk, runId: id('run') }), 'stale', 'an unknown run');
+      t.equal(await store.applyMonitoringChunk({ ...chunk, fromCursor: page.cursor }), 'stale', 'not where the run is');
+      t.equal(await store.getDelivery(alert.id), undefined, 'a stale chunk writes nothing');
+      t.equal(await store.getScreening(a, x1.scr.id), undefined);
+
+      t.equal(await store.applyMonitoringChunk(chunk), 'applied');
+      t.same(await store.getMonitored(a, ma1.id), { ...ma1, lastOutcome: HIT, lastScreeningId: x1.scr.id, lastListVersion: 'v2', lastScreenedAt: at(HOUR) });
+      t.same(await store.getMonitored(a, ma2.id), { ...ma2, active: false, stoppedAt: at(HOUR - 1) }, 'a subject stopped meanwhile is not updated');
+      t.same(await store.getMonitored(b, mb1.id), mb1, 'the namesake id of another tenant is not touched');
+      t.same(await store.getScreening(a, x1.scr.id), x1.scr);
+      t.same(await store.getScreening(a, x2.scr.id), x2.scr);
+      t.same(await store.getDelivery(alert.id), alert);
+      t.same((await store.listDeliveries(a)).map((d) => d.id), [alert.id], 'in the tenant\'s outbox');
+      t.same((await store.claimDueDeliveries(at(HOUR), 10, MINUTE)).map((d) => d.id), [alert.id], 'and due like any delivery');
+      t.same(await store.getOpenMonitoringRun(), { ...run, cursor: page.cursor, subjectsDone: 2, alerts: 1 });
+
+      t.equal(await store.applyMonitoringChunk(chunk), 'stale', 'the same chunk again');
+      t.same((await store.listDeliveries(a)).map((d) => d.id), [alert.id], 'no second alert');
+      t.same(await store.getOpenMonitoringRun(), { ...run, cursor: page.cursor, subjectsDone: 2, alerts: 1 }, 'counted once');
+
+      // The last chunk: nothing changed, then the run is finished; a chunk after that is stale.
+      const last: MonitoringChunk = { runId: run.id, fromCursor: page.cursor, toCursor: 'end', subjects: 1, updates: [], screenings: [], deliveries: [] };
+      t.equal(await store.applyMonitoringChunk(last), 'applied');
+      t.match(await store.finishMonitoringRun(run.id, at(2 * HOUR)), { state: 'completed', cursor: 'end', subjectsDone: 3, alerts: 1, finishedAt: at(2 * HOUR) });
+      t.equal(await store.applyMonitoringChunk({ ...last, fromCursor: 'end', toCursor: 'later' }), 'stale', 'a finished run takes no chunk');
+    });
+
+    test('monitoring: a chunk for a superseded run is stale; the same chunk sent 16 times at once applies once', async (t, store) => {
+      const { id } = ids();
+      const a = (await addTenant(store, id('tenant'))).tenant.id;
+      const m = monitoredRecord(a, id('mon'));
+      await store.complete({ tenantId: a, screenings: [], deliveries: [], monitored: [m] });
+      const r1 = runRecord(id('run'), 'v1');
+      await store.startMonitoringRun(r1);
+      await store.startMonitoringRun(runRecord(id('run'), 'v2', MINUTE));
+      const alert = deliveryRecord(a, id('dlv'), HOUR, { event: 'monitoring.alert' });
+      const chunk: MonitoringChunk = { runId: r1.id, fromCursor: null, toCursor: 'c1', subjects: 1, updates: [], screenings: [], deliveries: [alert] };
+      t.equal(await store.applyMonitoringChunk(chunk), 'stale', 'the superseded run takes no chunk');
+      t.equal(await store.getDelivery(alert.id), undefined);
+
+      const open = await store.getOpenMonitoringRun();
+      if (open === undefined) throw new Error('no open run');
+      const update = { tenantId: a, id: m.id, lastOutcome: HIT, lastScreeningId: id('scr'), lastListVersion: 'v2', lastScreenedAt: at(HOUR) };
+      const results = await Promise.all(Array.from({ length: 16 }, () => store.applyMonitoringChunk({ ...chunk, runId: open.id, updates: [update] })));
+      t.same(results.filter((r) => r === 'applied').length, 1, 'one applied, the others stale');
+      t.same((await store.listDeliveries(a)).map((d) => d.id), [alert.id], 'one alert');
+      t.match(await store.getOpenMonitoringRun(), { cursor: 'c1', subjectsDone: 1, alerts: 1 });
+    });
+
+    // ------------------------------------------------------------------ batch jobs
+    test('batch jobs: create, get per tenant, list newest first, open jobs of every tenant oldest first', async (t, store) => {
+      const { id } = ids();
+      const [a, b] = [(await addTenant(store, id('tenant'))).tenant.id, (await addTenant(store, id('tenant'))).tenant.id];
+      const j1 = jobRecord(a, id('job'), 0);
+      const j2 = jobRecord(a, id('job'), 2 * MINUTE, { state: 'running', startedAt: at(2 * MINUTE) });
+      const j3 = jobRecord(a, id('job'), MINUTE, { state: 'completed', finishedAt: at(3 * MINUTE), rowsTotal: 0 });
+      const j4 = jobRecord(b, id('job'), 30_000);
+      const j5 = jobRecord(a, `${j2.id}-z`, 2 * MINUTE);
+      for (const j of [j3, j1, j4, j2, j5]) await store.createBatchJob(j);
+      await t.rejects(store.createBatchJob(j1), 'an existing job is not created again');
+      t.same(await store.getBatchJob(a, j1.id), j1);
+      t.equal(await store.getBatchJob(b, j1.id), undefined, 'another tenant\'s job is not found');
+      t.equal(await store.getBatchJob(a, id('job')), undefined);
+      t.same((await store.listBatchJobs(a, 10)).map((j) => j.id), [j5.id, j2.id, j3.id, j1.id], 'newest first; same createdAt: id descending');
+      t.same((await store.listBatchJobs(a, 2)).map((j) => j.id), [j5.id, j2.id]);
+      t.same(await store.listBatchJobs(a, 0), []);
+      t.same(await store.listBatchJobs(b, 10), [j4]);
+      t.same(await store.listBatchJobs(id('nobody'), 10), []);
+      const open = (await store.listOpenBatchJobs()).map((j) => j.id);
+      t.same(open.slice(0, 2), [j1.id, j4.id], 'oldest first, across tenants');
+      t.same([...open.slice(2)].sort(), [j2.id, j5.id].sort(), 'queued and running only');
+    });
+
+    test('batch jobs: updateBatchJob applies the given fields; a final state is final; unknown is undefined', async (t, store) => {
+      const { id } = ids();
+      const [a, b] = [(await addTenant(store, id('tenant'))).tenant.id, (await addTenant(store, id('tenant'))).tenant.id];
+      const job = jobRecord(a, id('job'));
+      await store.createBatchJob(job);
+      t.equal(await store.updateBatchJob(a, id('job'), { state: 'running', now: at(MINUTE) }), undefined);
+      t.equal(await store.updateBatchJob(b, job.id, { state: 'running', now: at(MINUTE) }), undefined, 'not another tenant\'s');
+      t.same(await store.getBatchJob(a, job.id), job, 'untouched');
+      const running = await store.updateBatchJob(a, job.id, { state: 'running', startedAt: at(MINUTE), rowsTotal: 500, now: at(MINUTE) });
+      t.same(running, { ...job, state: 'running', startedAt: at(MINUTE), rowsTotal: 500, updatedAt: at(MINUTE) }, 'the given fields and updatedAt, nothing else');
+      t.same(await store.getBatchJob(a, job.id), running);
+      const noted = await store.updateBatchJob(a, job.id, { reason: 'slow file', now: at(2 * MINUTE) });
+      t.same(noted, { ...running, reason: 'slow file', updatedAt: at(2 * MINUTE) }, 'a field left out is left as it is');
+      t.same(await store.listOpenBatchJobs(), [noted]);
+      const cleared = await store.updateBatchJob(a, job.id, { reason: null, now: at(2 * MINUTE) });
+      t.equal(cleared?.reason, null, 'reason null is applied');
+      for (const state of ['completed', 'failed', 'cancelled', 'stopped'] as const) {
+        const j = jobRecord(a, id('job'), 0, { state: 'running' });
+        await store.createBatchJob(j);
+        const final = await store.updateBatchJob(a, j.id, { state, reason: state === 'stopped' ? 'quota_exceeded' : null, finishedAt: at(HOUR), now: at(HOUR) });
+        t.same(final, { ...j, state, reason: state === 'stopped' ? 'quota_exceeded' : null, finishedAt: at(HOUR), updatedAt: at(HOUR) });
+        t.same(await store.updateBatchJob(a, j.id, { state: 'running', reason: 'again', now: at(2 * HOUR) }), final, `${state} is final: returned unchanged`);
+        t.same(await store.getBatchJob(a, j.id), final);
+      }
+      t.same((await store.listOpenBatchJobs()).map((j) => j.id), [job.id], 'final jobs leave the open list');
+      await store.updateBatchJob(a, job.id, { state: 'cancelled', now: at(3 * HOUR) });
+      t.same(await store.listOpenBatchJobs(), []);
+    });
+
+    test('batch jobs: reserveBatchChunk counts in the usage of reserve(), refuses past the cap, takes over its pending chunk', async (t, store) => {
+      const { id } = ids();
+      const a = (await addTenant(store, id('tenant'))).tenant.id;
+      const job = jobRecord(a, id('job'), 0, { state: 'running' });
+      await store.createBatchJob(job);
+      const res = (fromRow: number, toRow: number, units: number, limit: number | null = 100, over: Partial<BatchChunkReservation> = {}): Promise<BatchReserveResult> =>
+        store.reserveBatchChunk({ tenantId: a, jobId: job.id, fromRow, toRow, units, month: MONTH, limit, now: at(MINUTE), ...over });
+
+      await store.reserve({ tenantId: a, month: MONTH, units: 10, limit: null, now: at() });
+      t.same(await res(0, 50, 45), { kind: 'reserved', used: 55, counted: true }, 'counted on top of reserve()');
+      t.equal(await store.getUsage(a, MONTH), 55);
+      const pending = await store.getBatchJob(a, job.id);
+      t.same(pending?.pendingChunk, { fromRow: 0, toRow: 50, units: 45, month: MONTH });
+      t.equal(pending?.rowsDone, 0, 'nothing done yet');
+      t.same(await res(0, 50, 45), { kind: 'reserved', used: 55, counted: false }, 'the pending chunk (left by a crash) is taken over');
+      t.equal(await store.getUsage(a, MONTH), 55, 'not counted again');
+      t.same(await res(50, 100, 50), { kind: 'stale' }, 'not at fromRow');
+
+      t.equal(await store.applyBatchChunk(batchChunk(a, job.id, 0, 50)), 'applied');
+      t.same(await res(50, 100, 46), { kind: 'quota_exceeded', used: 55, limit: 100 }, 'past the cap');
+      t.equal(await store.getUsage(a, MONTH), 55, 'nothing counted');
+      t.equal((await store.getBatchJob(a, job.id))?.pendingChunk, null, 'nothing pending');
+      t.same(await res(50, 100, 45), { kind: 'reserved', used: 100, counted: true }, 'exactly reaching the cap');
+      t.same(
+        await store.reserve({ tenantId: a, month: MONTH, units: 1, limit: 100, now: at(MINUTE) }),
+        { kind: 'quota_exceeded', used: 100, limit: 100 },
+        'reserve() sees the units of the chunk',
+      );
+      t.equal(await store.applyBatchChunk(batchChunk(a, job.id, 50, 100)), 'applied');
+      t.same(await res(100, 110, 0), { kind: 'reserved', used: 100, counted: true }, 'a chunk of malformed rows only counts nothing');
+      t.equal(await store.applyBatchChunk(batchChunk(a, job.id, 100, 110)), 'applied');
+      t.same(await res(110, 120, 0, 50), { kind: 'reserved', used: 100, counted: true }, '0 units are reserved even past a lowered cap');
+      t.equal(await store.applyBatchChunk(batchChunk(a, job.id, 110, 120)), 'applied');
+      t.same(await res(120, 130, 10, null), { kind: 'reserved', used: 110, counted: true }, 'no limit');
+      t.same(await res(120, 130, 10, null, { tenantId: id('tenant') }), { kind: 'stale' }, 'another tenant: no such job');
+      t.same(await res(120, 130, 10, null, { jobId: id('job') }), { kind: 'stale' }, 'an unknown job');
+
+      const queued = jobRecord(a, id('job'));
+      await store.createBatchJob(queued);
+      t.same(await store.reserveBatchChunk({ tenantId: a, jobId: queued.id, fromRow: 0, toRow: 10, units: 10, month: MONTH, limit: null, now: at() }), { kind: 'stale' }, 'a queued job');
+      await store.updateBatchJob(a, job.id, { state: 'cancelled', now: at(HOUR) });
+      t.same(await res(130, 140, 10, null), { kind: 'stale' }, 'a cancelled job');
+      t.equal(await store.getUsage(a, MONTH), 110, 'stale reservations count nothing');
+    });
+
+    test('batch jobs: a pending chunk of other rows is given back when the chunk is reserved anew', async (t, store) => {
+      const { id } = ids();
+      const a = (await addTenant(store, id('tenant'))).tenant.id;
+      const job = jobRecord(a, id('job'), 0, { state: 'running' });
+      await store.createBatchJob(job);
+      const res = (toRow: number, units: number, limit: number | null, m = MONTH): Promise<BatchReserveResult> =>
+        store.reserveBatchChunk({ tenantId: a, jobId: job.id, fromRow: 0, toRow, units, month: m, limit, now: at(MINUTE) });
+      t.same(await res(256, 250, 300), { kind: 'reserved', used: 250, counted: true });
+      // Restarted with a smaller chunk size: rows 1..100 were counted with the pending chunk already.
+      t.same(await res(100, 98, 300), { kind: 'reserved', used: 98, counted: true }, 'the pending 250 units given back, 98 counted');
+      t.equal(await store.getUsage(a, MONTH), 98);
+      t.same((await store.getBatchJob(a, job.id))?.pendingChunk, { fromRow: 0, toRow: 100, units: 98, month: MONTH });
+      t.same(await res(300, 290, 200), { kind: 'quota_exceeded', used: 0, limit: 200 }, 'the cap is checked without the pending units');
+      t.equal(await store.getUsage(a, MONTH), 98, 'and nothing is written when refused');
+      t.same((await store.getBatchJob(a, job.id))?.pendingChunk, { fromRow: 0, toRow: 100, units: 98, month: MONTH }, 'the pending chunk stays');
+      t.same(await res(50, 49, null, NEXT_MONTH), { kind: 'reserved', used: 49, counted: true }, 'a new month');
+      t.equal(await store.getUsage(a, MONTH), 0, 'the pending units are given back to their own month');
+      t.equal(await store.getUsage(a, NEXT_MONTH), 49);
+    });
+
+    test('batch jobs: applyBatchChunk stores rows, screenings and subjects and moves the job; a chunk applies once', async (t, store) => {
+      const { id } = ids();
+      const [a, b] = [(await addTenant(store, id('tenant'))).tenant.id, (await addTenant(store, id('tenant'))).tenant.id];
+      const job = jobRecord(a, id('job'), 0, { state: 'running' });
+      await store.createBatchJob(job);
+      const c1 = batchChunk(a, job.id, 0, 30, at(HOUR));
+      const subject = monitoredRecord(a, c1.screenings[0]!.id);
+      const first: BatchChunk = { ...c1, monitored: [subject] };
+      t.equal(await store.applyBatchChunk({ ...first, fromRow: 30, toRow: 60, rows: [] }), 'stale', 'not at fromRow');
+      t.equal(await store.applyBatchChunk({ ...first, jobId: id('job') }), 'stale', 'an unknown job');
+      await store.reserveBatchChunk({ tenantId: a, jobId: job.id, fromRow: 0, toRow: 30, units: 26, month: MONTH, limit: null, now: at(MINUTE) });
+      t.equal(await store.applyBatchChunk(first), 'applied');
+      const after1 = await store.getBatchJob(a, job.id);
+      t.same(after1, { ...job, rowsDone: 30, rowsMatched: c1.matched, rowsFailed: c1.failed, tallies: c1.tallies, pendingChunk: null, updatedAt: at(HOUR) });
+      t.equal(c1.matched, 9, 'rows 3, 6, ..., 30 except 21 match');
+      t.equal(c1.failed, 4, 'rows 7, 14, 21, 28 are malformed');
+      t.same(await store.readBatchRows(a, job.id, 1, 1000), c1.rows, 'the rows, in row order');
+      for (const s of c1.screenings) t.same(await store.getScreening(a, s.id), s);
+      t.same(await store.getMonitored(a, subject.id), subject);
+      t.same((await store.scanMonitored(null, 10)).subjects, [subject], 'a batch row\'s subject is monitored');
+
+      t.equal(await store.applyBatchChunk(first), 'stale', 'the same chunk again');
+      t.same(await store.getBatchJob(a, job.id), after1, 'counted once');
+
+      const c2 = batchChunk(a, job.id, 30, 45, at(2 * HOUR));
+      const results = await Promise.all(Array.from({ length: 8 }, () => store.applyBatchChunk(c2)));
+      t.equal(results.filter((r) => r === 'applied').length, 1, 'sent 8 times at once: applied once');
+      const after2 = await store.getBatchJob(a, job.id);
+      t.same(after2, {
+        ...after1,
+        rowsDone: 45,
+        rowsMatched: c1.matched + c2.matched,
+        rowsFailed: c1.failed + c2.failed,
+        tallies: tallyRows([...c1.rows, ...c2.rows]),
+        updatedAt: at(2 * HOUR),
+      }, 'progress and tallies added up');
+      t.same(after2?.tallies.sourceList, { UN: 13, OFAC: 6 });
+
+      await t.rejects(store.applyBatchChunk({ ...batchChunk(a, job.id, 45, 50), rows: batchChunk(a, job.id, 46, 51).rows }), 'a row past toRow is refused');
+      await t.rejects(store.applyBatchChunk({ ...batchChunk(a, job.id, 45, 50), screenings: [screeningRecord(b, id('scr'))] }), 'a screening of another tenant is refused');
+      t.same(await store.getBatchJob(a, job.id), after2, 'refused chunks write nothing');
+      t.same(await store.readBatchRows(a, job.id, 46, 10), []);
+
+      await store.updateBatchJob(a, job.id, { state: 'stopped', reason: 'quota_exceeded', now: at(3 * HOUR) });
+      t.equal(await store.applyBatchChunk(batchChunk(a, job.id, 45, 50)), 'stale', 'a stopped job takes no chunk');
+      t.equal((await store.getBatchJob(a, job.id))?.rowsDone, 45);
+    });
+
+    test('batch jobs: readBatchRows pages in numeric row order, matched rows alone, per tenant and job', async (t, store) => {
+      const { id } = ids();
+      const [a, b] = [(await addTenant(store, id('tenant'))).tenant.id, (await addTenant(store, id('tenant'))).tenant.id];
+      const job = jobRecord(a, id('job'), 0, { state: 'running' });
+      const sibling = jobRecord(a, `${job.id}0`, 0, { state: 'running' });
+      await store.createBatchJob(job);
+      await store.createBatchJob(sibling);
+      for (let from = 0; from < 1200; from += 256) {
+        t.equal(await store.applyBatchChunk(batchChunk(a, job.id, from, Math.min(from + 256, 1200))), 'applied');
+      }
+      t.equal(await store.applyBatchChunk(batchChunk(a, sibling.id, 0, 20)), 'applied');
+      const rows = (xs: readonly BatchRowRecord[]): number[] => xs.map((r) => r.row);
+      const range = (from: number, to: number, step = 1): number[] => Array.from({ length: Math.floor((to - from) / step) + 1 }, (_, i) => from + i * step);
+      t.same(rows(await store.readBatchRows(a, job.id, 1, 12)), range(1, 12), '9, 10, 11: numeric, not text order');
+      t.same(rows(await store.readBatchRows(a, job.id, 95, 10)), range(95, 104));
+      t.same(rows(await store.readBatchRows(a, job.id, 1195, 100)), range(1195, 1200), 'the last page, short; the sibling job\'s rows are not in it');
+      t.same(await store.readBatchRows(a, job.id, 1201, 10), []);
+      t.same(await store.readBatchRows(a, job.id, 1, 0), []);
+      t.same(await store.readBatchRows(a, job.id, 0, 1), [rowRecord(1)], 'from row 0: from the first row');
+      const all: BatchRowRecord[] = [];
+      for (let from = 1; ; ) {
+        const page = await store.readBatchRows(a, job.id, from, 97);
+        if (page.length === 0) break;
+        all.push(...page);
+        from = page[page.length - 1]!.row + 1;
+      }
+      t.same(all, range(1, 1200).map(rowRecord), 'paging reads every row once, as written');
+
+      const matched = range(1, 1200).filter((r) => rowRecord(r).isMatch);
+      t.same(rows(await store.readBatchRows(a, job.id, 1, 5, 'matched')), matched.slice(0, 5), 'matched rows only');
+      t.same(rows(await store.readBatchRows(a, job.id, 100, 4, 'matched')), [102, 108, 111, 114], 'from a row that does not match (105 is malformed)');
+      t.same(rows(await store.readBatchRows(a, job.id, 1, 10_000, 'matched')), matched);
+      for (const r of await store.readBatchRows(a, job.id, 1, 10_000, 'matched')) t.equal(r.isMatch, true);
+      t.same(rows(await store.readBatchRows(a, sibling.id, 1, 100)), range(1, 20));
+      t.same(await store.readBatchRows(b, job.id, 1, 100), [], 'another tenant reads nothing');
+      t.same(await store.readBatchRows(b, job.id, 1, 100, 'matched'), []);
+      t.same(await store.readBatchRows(a, id('job'), 1, 100), []);
+    });
+
+    test('monitoring and batch jobs: everything acknowledged is there after close and reopen', async (t, store, fx) => {
+      const { id } = ids();
+      const a = (await addTenant(store, id('tenant'))).tenant.id;
+      const [m1, m2] = [monitoredRecord(a, 'mon-1'), monitoredRecord(a, 'mon-2')];
+      await store.complete({ tenantId: a, screenings: [], deliveries: [], monitored: [m1, m2] });
+      await store.stopMonitoring(a, m2.id, at(MINUTE));
+      const old = runRecord(id('run'), 'v1');
+      await store.startMonitoringRun(old);
+      const run = runRecord(id('run'), 'v2', MINUTE);
+      await store.startMonitoringRun(run);
+      const alert = deliveryRecord(a, id('dlv'), HOUR, { event: 'monitoring.alert' });
+      await store.applyMonitoringChunk({ runId: run.id, fromCursor: null, toCursor: 'c1', subjects: 1, updates: [], screenings: [], deliveries: [alert] });
+      const job = jobRecord(a, id('job'), 0, { state: 'running' });
+      await store.createBatchJob(job);
+      await store.reserveBatchChunk({ tenantId: a, jobId: job.id, fromRow: 0, toRow: 40, units: 35, month: MONTH, limit: null, now: at(MINUTE) });
+      await store.applyBatchChunk(batchChunk(a, job.id, 0, 40));
+      await store.reserveBatchChunk({ tenantId: a, jobId: job.id, fromRow: 40, toRow: 80, units: 35, month: MONTH, limit: null, now: at(MINUTE) });
+      const before = {
+        monitored: await store.listMonitored(a, null, 10),
+        scan: await store.scanMonitored(null, 10),
+        runs: await store.listMonitoringRuns(10),
+        job: await store.getBatchJob(a, job.id),
+        rows: await store.readBatchRows(a, job.id, 1, 100),
+        matched: await store.readBatchRows(a, job.id, 1, 100, 'matched'),
+      };
+      await store.flush();
+      await store.close();
+
+      const again = await fx.reopen();
+      t.same(await again.listMonitored(a, null, 10), before.monitored);
+      t.same(await again.scanMonitored(null, 10), before.scan);
+      t.same(await again.listMonitoringRuns(10), before.runs);
+      t.same(await again.getOpenMonitoringRun(), { ...run, cursor: 'c1', subjectsDone: 1, alerts: 1 });
+      t.same(await again.getDelivery(alert.id), alert);
+      t.same(await again.getBatchJob(a, job.id), before.job);
+      t.same(before.job?.pendingChunk, { fromRow: 40, toRow: 80, units: 35, month: MONTH });
+      t.same(await again.readBatchRows(a, job.id, 1, 100), before.rows);
+      t.same(await again.readBatchRows(a, job.id, 1, 100, 'matched'), before.matched);
+      t.same(await again.listOpenBatchJobs(), [before.job]);
+      t.same(
+        await again.reserveBatchChunk({ tenantId: a, jobId: job.id, fromRow: 40, toRow: 80, units: 35, month: MONTH, limit: null, now: at(HOUR) }),
+        { kind: 'reserved', used: 70, counted: false },
+        'the pending chunk is taken over after a restart',
+      );
     });
 
     // ------------------------------------------------------------------ durability

@@ -1,7 +1,8 @@
 /**
  * The embedded LMDB state store: the conformance suite in both durability modes, then what only
  * this implementation has: its own environment file beside (never inside) the index, the format
- * version check, the closed state, and crash durability — a child process killed with SIGKILL in
+ * version check (and an environment of the first eleven databases opening as is), the indexes the
+ * interface cannot see, the closed state, and crash durability — a child process killed with SIGKILL in
  * the middle of a stream of writes loses none it acknowledged, and the usage counter agrees
  * exactly with the idempotency records.
  */
@@ -12,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { open } from 'lmdb';
+import { EMPTY_TALLIES, type BatchJobRecord, type BatchRowRecord, type MonitoredSubjectRecord } from '../../server/state/records.js';
 import { DB, INDEX_FILE, INDEX_MAX_DBS, META_KEY } from '../../engine/index/index-layout.js';
 import {
   LmdbStateStore,
@@ -60,6 +62,32 @@ async function databaseNames(file: string): Promise<string[]> {
   }
 }
 
+/** The named databases of format 1, spelled out: a database added or renamed shows up here as a diff. */
+const FORMAT_1_DATABASES = [
+  'meta',
+  'tenants',
+  'tenant-slugs',
+  'api-keys',
+  'api-keys-by-tenant',
+  'usage',
+  'idempotency',
+  'screenings',
+  'outbox',
+  'outbox-due',
+  'outbox-by-tenant',
+  // added for monitoring and batch jobs (within format 1: created when an older environment opens)
+  'monitored',
+  'monitored-active',
+  'monitoring-runs',
+  'monitoring-runs-by-start',
+  'monitoring-runs-open',
+  'batch-jobs',
+  'batch-jobs-by-tenant',
+  'batch-jobs-open',
+  'batch-rows',
+  'batch-rows-matched',
+];
+
 t.test('layout: <dir>/state.mdb with the named databases of the format, nothing else', async (t) => {
   const dir = tempDir(t, 'state-layout');
   const store = LmdbStateStore.open(dir);
@@ -69,7 +97,9 @@ t.test('layout: <dir>/state.mdb with the named databases of the format, nothing 
   t.not(STATE_FILE, INDEX_FILE);
   t.ok(fs.statSync(path.join(dir, STATE_FILE)).isFile());
   t.notOk(fs.existsSync(path.join(dir, INDEX_FILE)));
-  t.same(await databaseNames(path.join(dir, STATE_FILE)), Object.values(STATE_DB).sort());
+  t.same(Object.values(STATE_DB), FORMAT_1_DATABASES, 'STATE_DB names the databases of the format');
+  t.ok(FORMAT_1_DATABASES.length <= STATE_MAX_DBS, 'within maxDbs');
+  t.same(await databaseNames(path.join(dir, STATE_FILE)), [...FORMAT_1_DATABASES].sort());
   const env = open({ path: path.join(dir, STATE_FILE), maxDbs: STATE_MAX_DBS, readOnly: true });
   const meta = env.openDB<StateMeta, string>({ name: STATE_DB.meta, encoding: 'json' }).get(STATE_META_KEY);
   await env.close();
@@ -99,6 +129,111 @@ t.test('format: a state of another format version is refused on open, and left a
   const reopened = LmdbStateStore.open(dir);
   t.equal(await reopened.getUsage('t', '2025-03'), 3, 'opens again once the version matches');
   await reopened.close();
+});
+
+t.test('format 1 before monitoring and batch jobs: opens as is, its data intact, and gains the new databases', async (t) => {
+  const dir = tempDir(t, 'state-eleven');
+  const file = path.join(dir, STATE_FILE);
+  const env = open({ path: file, maxDbs: STATE_MAX_DBS });
+  const meta = env.openDB<StateMeta, string>({ name: STATE_DB.meta, encoding: 'json' });
+  const usage = env.openDB<number, [string, string]>({ name: STATE_DB.usage, encoding: 'json' });
+  for (const name of FORMAT_1_DATABASES.slice(1, 11)) env.openDB({ name, encoding: 'json' });
+  env.transactionSync(() => {
+    meta.putSync(STATE_META_KEY, { kind: 'aml-state', formatVersion: 1, createdAt: '2025-01-01T00:00:00.000Z' });
+    usage.putSync(['t', '2025-03'], 12);
+  });
+  await env.close();
+  t.same(await databaseNames(file), [...FORMAT_1_DATABASES.slice(0, 11)].sort(), 'an environment written before this change');
+  const store = LmdbStateStore.open(dir);
+  t.equal(await store.getUsage('t', '2025-03'), 12);
+  t.same(await store.listBatchJobs('t', 10), []);
+  t.same(await store.scanMonitored(null, 10), { subjects: [], cursor: null });
+  await store.close();
+  t.same(await databaseNames(file), [...FORMAT_1_DATABASES].sort());
+});
+
+t.test('indexes: monitored-active holds the active subjects, batch-rows-matched the matched rows, batch-jobs-open the open jobs', async (t) => {
+  const dir = tempDir(t, 'state-indexes');
+  const store = LmdbStateStore.open(dir, { durability: 'os' });
+  const now = '2025-03-14T09:00:00.000Z';
+  const subject = (tenantId: string, id: string): MonitoredSubjectRecord => ({
+    id,
+    tenantId,
+    request: { name: id },
+    userReference: null,
+    createdAt: now,
+    active: true,
+    stoppedAt: null,
+    lastScreeningId: id,
+    lastOutcome: { classification: null, pepTiers: [], sourceLists: [], matchCount: 0, adverseMediaStatus: 'not_requested' },
+    lastListVersion: 'v1',
+    lastScreenedAt: now,
+  });
+  const subjects = Array.from({ length: 50 }, (_, i) => subject(i % 2 === 0 ? 'ta' : 'tb', `m-${String(i).padStart(2, '0')}`));
+  await store.complete({ tenantId: 'ta', screenings: [], deliveries: [], monitored: subjects.filter((s) => s.tenantId === 'ta') });
+  const born = { ...subject('tb', 'm-stopped'), active: false, stoppedAt: now };
+  await store.complete({ tenantId: 'tb', screenings: [], deliveries: [], monitored: [...subjects.filter((s) => s.tenantId === 'tb'), born] });
+  for (const s of subjects.slice(0, 30)) await store.stopMonitoring(s.tenantId, s.id, now);
+
+  const job = (id: string, state: BatchJobRecord['state']): BatchJobRecord => ({
+    id,
+    tenantId: 'ta',
+    state,
+    reason: null,
+    file: { name: 'f.csv', sha256: '0'.repeat(64), bytes: 1, format: 'csv', path: '/f.csv' },
+    options: {},
+    rowsTotal: null,
+    rowsDone: 0,
+    rowsMatched: 0,
+    rowsFailed: 0,
+    createdAt: now,
+    startedAt: null,
+    finishedAt: null,
+    updatedAt: now,
+    tallies: EMPTY_TALLIES,
+    pendingChunk: null,
+  });
+  for (const [id, state] of [
+    ['j-queued', 'queued'],
+    ['j-running', 'running'],
+    ['j-done', 'completed'],
+    ['j-failing', 'running'],
+  ] as const) {
+    await store.createBatchJob(job(id, state));
+  }
+  await store.updateBatchJob('ta', 'j-failing', { state: 'failed', reason: 'unreadable file', now });
+  const row = (n: number): BatchRowRecord => ({
+    row: n,
+    userReference: null,
+    name: `n${n}`,
+    screeningId: null,
+    error: null,
+    isMatch: n % 10 === 0,
+    score: 0,
+    decision: 'clear',
+    riskScore: 0,
+    riskBand: 'low',
+    classification: null,
+    pepTiers: [],
+    sourceLists: [],
+    matchCount: 0,
+    topMatches: [],
+  });
+  const rows = Array.from({ length: 100 }, (_, i) => row(i + 1));
+  await store.applyBatchChunk({ tenantId: 'ta', jobId: 'j-running', fromRow: 0, toRow: 100, rows, screenings: [], monitored: [], tallies: EMPTY_TALLIES, matched: 10, failed: 0, now });
+  await store.close();
+
+  const env = open({ path: path.join(dir, STATE_FILE), maxDbs: STATE_MAX_DBS, readOnly: true });
+  const keys = (name: string): unknown[][] => [...env.openDB<unknown, (string | number)[]>({ name, encoding: 'json' }).getKeys()];
+  const active = keys(STATE_DB.monitoredActive);
+  const all = keys(STATE_DB.monitored);
+  const matched = keys(STATE_DB.batchRowsMatched);
+  const openJobs = keys(STATE_DB.batchJobsOpen);
+  await env.close();
+  t.same(active.map((k) => k.join('/')).sort(), subjects.slice(30).map((s) => `${s.tenantId}/${s.id}`).sort(), 'the 20 active subjects, not the 31 stopped');
+  t.equal(all.length, 51, 'every subject is kept');
+  t.same(matched.map((k) => k[2]), [10, 20, 30, 40, 50, 60, 70, 80, 90, 100], 'only the matched rows, in row order');
+  t.same(openJobs.map((k) => k[2]).sort(), ['j-queued', 'j-running']);
 });
 
 t.test('the state environment is not the index environment', async (t) => {
@@ -137,7 +272,7 @@ t.test('the state environment is not the index environment', async (t) => {
   await store.close();
   t.ok(fs.readFileSync(indexFile).equals(before), 'the index file is byte for byte unchanged');
   t.same(await databaseNames(indexFile), [DB.meta]);
-  t.same(await databaseNames(path.join(shared, STATE_FILE)), Object.values(STATE_DB).sort());
+  t.same(await databaseNames(path.join(shared, STATE_FILE)), [...FORMAT_1_DATABASES].sort());
 });
 
 t.test('a closed store refuses work; close is idempotent; durability is validated', async (t) => {
