@@ -461,7 +461,7 @@ export class LmdbStateStore implements StateStore {
     if (before === undefined) this.db.batchJobsByTenant.putSync([job.tenantId, created, job.id], true);
     const openKey: OpenJobKey = [created, job.tenantId, job.id];
     if (isOpenJob(job.state)) this.db.batchJobsOpen.putSync(openKey, true);
-    else if (before === undefined || isOpenJob(before.state)) this.db.batchJobsOpen.removeSync(openKey);
+    else if (before !== undefined && isOpenJob(before.state)) this.db.batchJobsOpen.removeSync(openKey);
   }
 
   private removeDeliveryIndexes(d: WebhookDelivery): void {

@@ -206,7 +206,11 @@ export interface StateStore {
   listMonitored(tenantId: string, after: string | null, limit: number): Promise<MonitoredSubjectRecord[]>;
   getMonitored(tenantId: string, id: string): Promise<MonitoredSubjectRecord | undefined>;
   stopMonitoring(tenantId: string, id: string, at: string): Promise<'stopped' | 'already_stopped' | 'not_found'>;
-  /** active subjects of every tenant in a stable order after `after` (the cursor of a previous call; null from the start) */
+  /**
+   * Active subjects of every tenant in a stable order after `after` (the cursor of a previous call;
+   * null from the start). The cursor returned is that of the last subject returned, null only when
+   * none is (the end): a run's cursor never falls back to null, which means "from the start".
+   */
   scanMonitored(after: string | null, limit: number): Promise<{ readonly subjects: MonitoredSubjectRecord[]; readonly cursor: string | null }>;
   /**
    * The re-screen run for `run.listVersion`: the open run when it is for that version, else `run`
@@ -231,7 +235,9 @@ export interface StateStore {
   updateBatchJob(tenantId: string, id: string, update: BatchJobUpdate): Promise<BatchJobRecord | undefined>;
   /**
    * Counts a chunk against the quota and records it as the job's pending chunk, in one write. A
-   * pending chunk with the same rows (left by a crash) is taken over without counting again.
+   * pending chunk with the same rows (left by a crash) is taken over without counting again; one
+   * with other rows (it starts at the same row: the chunk size changed) has its units given back
+   * in the same write, and the cap is checked without them.
    */
   reserveBatchChunk(reservation: BatchChunkReservation): Promise<BatchReserveResult>;
   /** the chunk's rows, screenings and monitored subjects, and the job's progress (pending chunk cleared), in one write */
