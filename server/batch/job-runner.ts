@@ -336,8 +336,8 @@ export class BatchJobRunner {
       now: createdAt,
     });
     if (applied === 'stale') {
-      // Cancelled while the chunk was screened: its units go back, its results are dropped.
-      if (reservation.counted && work.units > 0) await this.store.release({ tenantId: job.tenantId, month, units: work.units });
+      // Cancelled while the chunk was screened: its results are dropped (the store gave its units
+      // back when the job was cancelled).
       const current = await this.store.getBatchJob(job.tenantId, job.id);
       if (!current || isFinalBatchState(current.state)) return this.forget(cursor);
       throw new Error(`the job is at row ${current.rowsDone}, not ${fromRow}`);

@@ -956,6 +956,15 @@ export class LmdbStateStore implements StateStore {
     return this.write(() => {
       const job = this.db.batchJobs.get([tenantId, id]);
       if (job === undefined || !isOpenJob(job.state)) return job;
+      const ending = update.state !== undefined && !isOpenJob(update.state);
+      const pending = job.pendingChunk;
+      // A chunk counted but never written (the job ends before it, or a crash left it) gives its
+      // units back in the same write: a job never bills rows it did not screen.
+      if (ending && pending !== null && pending.units > 0) {
+        const usageKey: Pair = [tenantId, pending.month];
+        const used = this.db.usage.get(usageKey);
+        if (used !== undefined) this.db.usage.putSync(usageKey, Math.max(0, used - pending.units));
+      }
       const next: BatchJobRecord = {
         ...job,
         ...(update.state !== undefined && { state: update.state }),
@@ -963,6 +972,7 @@ export class LmdbStateStore implements StateStore {
         ...(update.rowsTotal !== undefined && { rowsTotal: update.rowsTotal }),
         ...(update.startedAt !== undefined && { startedAt: update.startedAt }),
         ...(update.finishedAt !== undefined && { finishedAt: update.finishedAt }),
+        ...(ending && { pendingChunk: null }),
         updatedAt: update.now,
       };
       this.putJob(next, job);

@@ -231,7 +231,11 @@ export interface StateStore {
   listBatchJobs(tenantId: string, limit: number): Promise<BatchJobRecord[]>;
   /** queued and running jobs of every tenant, oldest first */
   listOpenBatchJobs(): Promise<BatchJobRecord[]>;
-  /** undefined when there is no such job; a job in a final state (completed, failed, cancelled, stopped) does not change */
+  /**
+   * undefined when there is no such job; a job in a final state (completed, failed, cancelled,
+   * stopped) does not change. Moving a job to a final state gives back the units of its pending
+   * chunk (counted, never written) in the same write.
+   */
   updateBatchJob(tenantId: string, id: string, update: BatchJobUpdate): Promise<BatchJobRecord | undefined>;
   /**
    * Counts a chunk against the quota and records it as the job's pending chunk, in one write. A

@@ -995,6 +995,30 @@ export function stateStoreConformance(t: Test, name: string, open: OpenStateStor
       t.same(await store.listOpenBatchJobs(), []);
     });
 
+    test('batch jobs: a job that ends with a pending chunk (cancelled, failed, after a crash) gives its units back in the same write', async (t, store) => {
+      const { id } = ids();
+      const a = (await addTenant(store, id('tenant'))).tenant.id;
+      const job = jobRecord(a, id('job'), 0, { state: 'running' });
+      await store.createBatchJob(job);
+      await store.reserve({ tenantId: a, month: MONTH, units: 5, limit: null, now: at() });
+      t.same(await store.reserveBatchChunk({ tenantId: a, jobId: job.id, fromRow: 0, toRow: 40, units: 37, month: MONTH, limit: null, now: at(MINUTE) }), { kind: 'reserved', used: 42, counted: true });
+      const cancelled = await store.updateBatchJob(a, job.id, { state: 'cancelled', reason: 'cancelled', finishedAt: at(HOUR), now: at(HOUR) });
+      t.equal(cancelled?.state, 'cancelled');
+      t.equal(cancelled?.pendingChunk, null, 'nothing pending any more');
+      t.equal(await store.getUsage(a, MONTH), 5, 'the unwritten chunk is not billed');
+      t.equal(await store.applyBatchChunk(batchChunk(a, job.id, 0, 40)), 'stale', 'and its results are refused');
+      t.equal(await store.getUsage(a, MONTH), 5);
+      await store.updateBatchJob(a, job.id, { state: 'failed', now: at(HOUR) });
+      t.equal(await store.getUsage(a, MONTH), 5, 'a final job does not change, nothing given back twice');
+
+      const done = jobRecord(a, id('job'), 0, { state: 'running' });
+      await store.createBatchJob(done);
+      await store.reserveBatchChunk({ tenantId: a, jobId: done.id, fromRow: 0, toRow: 10, units: 10, month: MONTH, limit: null, now: at(MINUTE) });
+      t.equal(await store.applyBatchChunk(batchChunk(a, done.id, 0, 10)), 'applied');
+      await store.updateBatchJob(a, done.id, { state: 'completed', finishedAt: at(HOUR), now: at(HOUR) });
+      t.equal(await store.getUsage(a, MONTH), 15, 'written chunks stay counted');
+    });
+
     test('batch jobs: reserveBatchChunk counts in the usage of reserve(), refuses past the cap, takes over its pending chunk', async (t, store) => {
       const { id } = ids();
       const a = (await addTenant(store, id('tenant'))).tenant.id;
@@ -1036,8 +1060,9 @@ export function stateStoreConformance(t: Test, name: string, open: OpenStateStor
       await store.createBatchJob(queued);
       t.same(await store.reserveBatchChunk({ tenantId: a, jobId: queued.id, fromRow: 0, toRow: 10, units: 10, month: MONTH, limit: null, now: at() }), { kind: 'stale' }, 'a queued job');
       await store.updateBatchJob(a, job.id, { state: 'cancelled', now: at(HOUR) });
+      t.equal(await store.getUsage(a, MONTH), 100, 'cancelling gives back the pending chunk (rows 120..130, never written)');
       t.same(await res(130, 140, 10, null), { kind: 'stale' }, 'a cancelled job');
-      t.equal(await store.getUsage(a, MONTH), 110, 'stale reservations count nothing');
+      t.equal(await store.getUsage(a, MONTH), 100, 'stale reservations count nothing');
     });
 
     test('batch jobs: a pending chunk of other rows is given back when the chunk is reserved anew', async (t, store) => {
