@@ -53,6 +53,8 @@ export interface BatchJobStatus {
   readonly estimatedSecondsLeft: number | null;
   readonly options: Readonly<Record<string, unknown>>;
   readonly totals: BatchJobRecord['tallies'];
+  /** the list index versions the rows were screened against */
+  readonly listVersions: readonly string[];
 }
 
 /** A stored file's path is kept relative to the data directory, so the directory can move. */
@@ -135,6 +137,7 @@ export class BatchService {
         rowsMatched: 0,
         rowsFailed: 0,
         tallies: EMPTY_TALLIES,
+        listVersions: [],
         createdAt: at,
         startedAt: null,
         finishedAt: null,
@@ -175,6 +178,7 @@ export class BatchService {
       estimatedSecondsLeft: eta,
       options: job.options,
       totals: job.tallies,
+      listVersions: job.listVersions,
     };
   }
 

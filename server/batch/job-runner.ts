@@ -243,16 +243,18 @@ export class BatchJobRunner {
 
     const fromRow = job.rowsDone;
     const month = monthOf(this.clock.now());
-    let reservation = await this.store.reserveBatchChunk({
-      tenantId: job.tenantId,
-      jobId: job.id,
-      fromRow,
-      toRow: fromRow + work.inputs.length,
-      units: work.units,
-      month,
-      limit: tenant.monthlyScreeningQuota,
-      now: this.clock.now().toISOString(),
-    });
+    const reserve = (w: ChunkWork) =>
+      this.store.reserveBatchChunk({
+        tenantId: job.tenantId,
+        jobId: job.id,
+        fromRow,
+        toRow: fromRow + w.inputs.length,
+        units: w.units,
+        month,
+        limit: tenant.monthlyScreeningQuota,
+        now: this.clock.now().toISOString(),
+      });
+    let reservation = await reserve(work);
     if (reservation.kind === 'quota_exceeded') {
       // Screen what the quota still allows, then stop cleanly at the cap.
       const remaining = reservation.limit - reservation.used;
@@ -261,16 +263,7 @@ export class BatchJobRunner {
         for (let valid = 0; keep < work.inputs.length && valid < remaining; keep++) if (work.prepared[keep]) valid++;
         cursor.carry = [...work.inputs.slice(keep), ...cursor.carry];
         work = this.prepareChunk(tenant, job, work.inputs.slice(0, keep));
-        reservation = await this.store.reserveBatchChunk({
-          tenantId: job.tenantId,
-          jobId: job.id,
-          fromRow,
-          toRow: fromRow + work.inputs.length,
-          units: work.units,
-          month,
-          limit: tenant.monthlyScreeningQuota,
-          now: this.clock.now().toISOString(),
-        });
+        reservation = await reserve(work);
       }
       if (reservation.kind === 'quota_exceeded') {
         return this.finish(cursor, 'stopped', `quota_exceeded: the monthly screening quota was reached (${reservation.used} of ${reservation.limit} used in ${month}, UTC) after ${job.rowsDone} rows; the rows screened are kept, the rest were not screened`);
@@ -331,6 +324,7 @@ export class BatchJobRunner {
       screenings,
       monitored,
       tallies: tallyRows(rows),
+      listVersion: version.meta.version,
       matched,
       failed,
       now: createdAt,
@@ -347,6 +341,7 @@ export class BatchJobRunner {
       rowsDone: fromRow + work.inputs.length,
       rowsMatched: job.rowsMatched + matched,
       rowsFailed: job.rowsFailed + failed,
+      listVersions: job.listVersions.includes(version.meta.version) ? job.listVersions : [...job.listVersions, version.meta.version],
       pendingChunk: null,
       updatedAt: createdAt,
     };

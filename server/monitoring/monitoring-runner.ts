@@ -19,7 +19,7 @@ import { outcomeSummary, prepareScreening, resultOf, sameOutcome, type PreparedS
 import { SYSTEM_CLOCK, type Clock } from '../services/screening-service.js';
 import type { MonitoredSubjectRecord, MonitoringRunRecord, ScreeningRecord, TenantRecord, WebhookDelivery } from '../state/records.js';
 import type { MonitoredUpdate, StateStore } from '../state/state-store.js';
-import { webhookBody } from '../webhooks/payload.js';
+import { pendingDelivery, webhookBody } from '../webhooks/payload.js';
 
 export interface MonitoringRunnerOptions {
   /** subjects per chunk: one store write, one pool task */
@@ -136,20 +136,7 @@ export class MonitoringRunner {
       const changed = !sameOutcome(outcome, subject.lastOutcome);
       if (changed) {
         screenings.push({ id: result.id, tenantId: subject.tenantId, kind: 'monitoring', createdAt, result: JSON.stringify(result) });
-        deliveries.push({
-          id: randomUUID(),
-          tenantId: subject.tenantId,
-          event: 'monitoring.alert',
-          body: webhookBody('monitoring.alert', result),
-          createdAt,
-          state: 'pending',
-          attempts: 0,
-          nextAttemptAt: createdAt,
-          lastAttemptAt: null,
-          lastError: null,
-          lastStatus: null,
-          deliveredAt: null,
-        });
+        deliveries.push(pendingDelivery(randomUUID(), subject.tenantId, 'monitoring.alert', webhookBody('monitoring.alert', result), createdAt));
       }
       updates.push({
         tenantId: subject.tenantId,

@@ -13,7 +13,7 @@ import { ApiError } from '../http/errors.js';
 import type { MonitoredSubjectRecord, TenantRecord, WebhookDelivery, ScreeningKind } from '../state/records.js';
 import type { StateStore } from '../state/state-store.js';
 import type { ScreeningRequestBody } from '../schemas/screening.js';
-import { webhookBody } from '../webhooks/payload.js';
+import { pendingDelivery, webhookBody } from '../webhooks/payload.js';
 import type { IndexState, IndexVersion } from './index-state.js';
 import type { ScreeningResult } from './screening-result.js';
 import { monitoredSubject, prepareScreening, resultOf, type PreparedScreening } from './screening-request.js';
@@ -159,20 +159,7 @@ export class ScreeningService {
       const outcome = r.value;
       const createdAt = this.clock.now().toISOString();
       const result = this.result(prepared, outcome, version, createdAt);
-      const delivery: WebhookDelivery = {
-        id: randomUUID(),
-        tenantId: tenant.id,
-        event: 'screening.completed',
-        body: webhookBody('screening.completed', result),
-        createdAt,
-        state: 'pending',
-        attempts: 0,
-        nextAttemptAt: createdAt,
-        lastAttemptAt: null,
-        lastError: null,
-        lastStatus: null,
-        deliveredAt: null,
-      };
+      const delivery = pendingDelivery(randomUUID(), tenant.id, 'screening.completed', webhookBody('screening.completed', result), createdAt);
       // Serialised once: the response, the stored record and an idempotent replay are these bytes.
       const json = JSON.stringify(result);
       const monitored = body.monitor === true ? [monitoredSubject(tenant.id, body, result)] : [];

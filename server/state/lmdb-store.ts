@@ -1061,6 +1061,7 @@ export class LmdbStateStore implements StateStore {
         rowsMatched: job.rowsMatched + c.matched,
         rowsFailed: job.rowsFailed + c.failed,
         tallies: addTallies(job.tallies, c.tallies),
+        listVersions: (job.listVersions ?? []).includes(c.listVersion) ? job.listVersions : [...(job.listVersions ?? []), c.listVersion],
         pendingChunk: null,
         updatedAt: c.now,
       };

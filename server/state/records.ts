@@ -142,6 +142,8 @@ export interface BatchJobRecord {
   readonly startedAt: string | null;
   readonly finishedAt: string | null;
   readonly updatedAt: string;
+  /** index versions the rows were screened against, in the order first used (a list update during a job adds one) */
+  readonly listVersions: readonly string[];
   /** counts of the screened rows by decision, risk band and source list (for the report) */
   readonly tallies: BatchTallies;
   /** a chunk counted against the quota whose results are not written yet (crash recovery) */

@@ -152,6 +152,8 @@ export interface BatchChunk {
   /** full results of the rows that keep one (matched or monitored) */
   readonly screenings: readonly ScreeningRecord[];
   readonly monitored: readonly MonitoredSubjectRecord[];
+  /** the index version the chunk was screened against (added to the job's listVersions) */
+  readonly listVersion: string;
   /** tallyRows(rows), added to the job's tallies */
   readonly tallies: BatchTallies;
   readonly matched: number;

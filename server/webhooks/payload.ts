@@ -3,6 +3,8 @@
  * names of the subject or of any matched entity, pepTiers and sourceLists always present and
  * sorted, so identical outcomes serialise to identical bytes.
  */
+import type { WebhookDelivery } from '../state/records.js';
+
 export const WEBHOOK_EVENTS = ['screening.completed', 'monitoring.alert'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -40,4 +42,9 @@ export function webhookBody(event: WebhookEvent, r: OutcomeForPayload): string {
     matchCount: r.matchCount,
     adverseMediaStatus: r.adverseMediaStatus,
   });
+}
+
+/** A new outbox entry for `body`, due at once. */
+export function pendingDelivery(id: string, tenantId: string, event: WebhookEvent, body: string, createdAt: string): WebhookDelivery {
+  return { id, tenantId, event, body, createdAt, state: 'pending', attempts: 0, nextAttemptAt: createdAt, lastAttemptAt: null, lastError: null, lastStatus: null, deliveredAt: null };
 }

@@ -86,3 +86,32 @@ export async function spawnApi(port: number, env: Readonly<Record<string, string
     },
   };
 }
+
+export interface ApiCallResult {
+  readonly status: number;
+  readonly text: string;
+  readonly json: any;
+  readonly headers: Headers;
+}
+
+/** One request to a spawned API: an API key or a bearer token, a JSON body or a multipart form. */
+export async function callApi(api: ApiProcess, method: string, pathname: string, opts: { key?: string; token?: string; body?: unknown; form?: FormData } = {}): Promise<ApiCallResult> {
+  const headers: Record<string, string> = {};
+  if (opts.key) headers['x-api-key'] = opts.key;
+  if (opts.token) headers['authorization'] = `Bearer ${opts.token}`;
+  let body: string | FormData | undefined;
+  if (opts.form) body = opts.form;
+  else if (opts.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(opts.body);
+  }
+  const res = await fetch(`${api.url}${pathname}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, text, json, headers: res.headers };
+}

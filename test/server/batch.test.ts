@@ -78,6 +78,8 @@ t.test('a CSV batch runs to completion: status, results in three formats, report
   t.ok(job.rowsMatched >= LISTED_IN_EXAMPLE.length, `matched ${job.rowsMatched}`);
   t.ok(job.startedAt && job.finishedAt && job.finishedAt >= job.startedAt, 'started and finished times');
   t.equal(job.estimatedSecondsLeft, null, 'no time left once finished');
+  const inService = (await h.request('GET', '/v1/lists/version', { key: tenant.apiKey })).json.version;
+  t.same(job.listVersions, [inService], 'the list version the rows were screened against');
   const decided = Object.values(job.totals.decision as Record<string, number>).reduce((a, b) => a + b, 0);
   t.equal(decided, EXAMPLE_ROWS, 'totals by decision cover every screened row');
   t.ok((job.totals.sourceList.OFAC ?? 0) >= LISTED_IN_EXAMPLE.length, 'OFAC in the totals by list');

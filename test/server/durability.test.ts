@@ -9,7 +9,7 @@ import t from 'tap';
 import { startDevIdp } from '../../server/dev-idp/index.js';
 import { adminToken } from '../helpers/oidc-flows.js';
 import { dataDirWithPrivateIndex } from '../helpers/private-index.js';
-import { spawnApi, type ApiProcess } from '../helpers/api-process.js';
+import { callApi, spawnApi, type ApiProcess } from '../helpers/api-process.js';
 import { freePort, startReceiver } from '../helpers/webhook-receiver.js';
 import { eventually, UUID_RE } from '../helpers/api-asserts.js';
 
@@ -42,28 +42,7 @@ async function start(port: number): Promise<ApiProcess> {
   return p;
 }
 
-interface Res {
-  status: number;
-  text: string;
-  json: any;
-  headers: Headers;
-}
-
-async function call(api: ApiProcess, method: string, path: string, opts: { key?: string; token?: string; body?: unknown } = {}): Promise<Res> {
-  const headers: Record<string, string> = {};
-  if (opts.key) headers['x-api-key'] = opts.key;
-  if (opts.token) headers['authorization'] = `Bearer ${opts.token}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${api.url}${path}`, { method, headers, ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}) });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, text, json, headers: res.headers };
-}
+const call = callApi;
 
 function connectOutcome(port: number): Promise<'connected' | string> {
   return new Promise((resolve) => {

@@ -12,7 +12,7 @@ import { parse } from 'csv-parse/sync';
 import { startDevIdp } from '../../server/dev-idp/index.js';
 import { adminToken } from '../helpers/oidc-flows.js';
 import { dataDirWithPrivateIndex } from '../helpers/private-index.js';
-import { spawnApi, type ApiProcess } from '../helpers/api-process.js';
+import { callApi, spawnApi, type ApiProcess } from '../helpers/api-process.js';
 import { freePort, startReceiver } from '../helpers/webhook-receiver.js';
 import { eventually } from '../helpers/api-asserts.js';
 import { LISTS_DIR } from '../helpers/index-fixtures.js';
@@ -37,26 +37,7 @@ async function start(port: number, env: Record<string, string>): Promise<ApiProc
   return p;
 }
 
-async function call(api: ApiProcess, method: string, pathname: string, opts: { key?: string; token?: string; body?: unknown; form?: FormData } = {}): Promise<{ status: number; text: string; json: any }> {
-  const headers: Record<string, string> = {};
-  if (opts.key) headers['x-api-key'] = opts.key;
-  if (opts.token) headers['authorization'] = `Bearer ${opts.token}`;
-  let body: string | FormData | undefined;
-  if (opts.form) body = opts.form;
-  else if (opts.body !== undefined) {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(opts.body);
-  }
-  const res = await fetch(`${api.url}${pathname}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, text, json };
-}
+const call = callApi;
 
 async function tenantOn(api: ApiProcess, webhookUrl: string, enabledLists: string[]): Promise<{ id: string; apiKey: string; webhookSigningSecret: string }> {
   const slug = `crash-${randomBytes(3).toString('hex')}`;

@@ -187,6 +187,7 @@ function jobRecord(tenantId: string, id: string, createdOffset = 0, over: Partia
     tenantId,
     state: 'queued',
     reason: null,
+    listVersions: [],
     file: { name: 'customers.csv', sha256: sha256(id), bytes: 1234, format: 'csv', path: `/data/batch/${id}.csv` },
     options: { threshold: 0.85, lists: ['UN', 'OFAC'] },
     rowsTotal: null,
@@ -238,6 +239,7 @@ function batchChunk(tenantId: string, jobId: string, fromRow: number, toRow: num
     rows,
     screenings,
     monitored: [],
+    listVersion: 'v1',
     tallies: tallyRows(rows),
     matched: rows.filter((r) => r.isMatch).length,
     failed: rows.filter((r) => r.error !== null).length,
@@ -1015,6 +1017,7 @@ export function stateStoreConformance(t: Test, name: string, open: OpenStateStor
       await store.createBatchJob(done);
       await store.reserveBatchChunk({ tenantId: a, jobId: done.id, fromRow: 0, toRow: 10, units: 10, month: MONTH, limit: null, now: at(MINUTE) });
       t.equal(await store.applyBatchChunk(batchChunk(a, done.id, 0, 10)), 'applied');
+      t.same((await store.getBatchJob(a, done.id))?.listVersions, ['v1'], 'the list version of the chunk is recorded once');
       await store.updateBatchJob(a, done.id, { state: 'completed', finishedAt: at(HOUR), now: at(HOUR) });
       t.equal(await store.getUsage(a, MONTH), 15, 'written chunks stay counted');
     });
@@ -1098,7 +1101,7 @@ export function stateStoreConformance(t: Test, name: string, open: OpenStateStor
       await store.reserveBatchChunk({ tenantId: a, jobId: job.id, fromRow: 0, toRow: 30, units: 26, month: MONTH, limit: null, now: at(MINUTE) });
       t.equal(await store.applyBatchChunk(first), 'applied');
       const after1 = await store.getBatchJob(a, job.id);
-      t.same(after1, { ...job, rowsDone: 30, rowsMatched: c1.matched, rowsFailed: c1.failed, tallies: c1.tallies, pendingChunk: null, updatedAt: at(HOUR) });
+      t.same(after1, { ...job, rowsDone: 30, rowsMatched: c1.matched, rowsFailed: c1.failed, tallies: c1.tallies, listVersions: ['v1'], pendingChunk: null, updatedAt: at(HOUR) });
       t.equal(c1.matched, 9, 'rows 3, 6, ..., 30 except 21 match');
       t.equal(c1.failed, 4, 'rows 7, 14, 21, 28 are malformed');
       t.same(await store.readBatchRows(a, job.id, 1, 1000), c1.rows, 'the rows, in row order');

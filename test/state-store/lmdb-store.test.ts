@@ -180,6 +180,7 @@ t.test('indexes: monitored-active holds the active subjects, batch-rows-matched 
     tenantId: 'ta',
     state,
     reason: null,
+    listVersions: [],
     file: { name: 'f.csv', sha256: '0'.repeat(64), bytes: 1, format: 'csv', path: '/f.csv' },
     options: {},
     rowsTotal: null,
@@ -220,7 +221,7 @@ t.test('indexes: monitored-active holds the active subjects, batch-rows-matched 
     topMatches: [],
   });
   const rows = Array.from({ length: 100 }, (_, i) => row(i + 1));
-  await store.applyBatchChunk({ tenantId: 'ta', jobId: 'j-running', fromRow: 0, toRow: 100, rows, screenings: [], monitored: [], tallies: EMPTY_TALLIES, matched: 10, failed: 0, now });
+  await store.applyBatchChunk({ tenantId: 'ta', jobId: 'j-running', fromRow: 0, toRow: 100, rows, screenings: [], monitored: [], listVersion: 'v1', tallies: EMPTY_TALLIES, matched: 10, failed: 0, now });
   await store.close();
 
   const env = open({ path: path.join(dir, STATE_FILE), maxDbs: STATE_MAX_DBS, readOnly: true });

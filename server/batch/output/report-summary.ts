@@ -24,9 +24,6 @@ export interface TotalsTable {
 
 export const REPORT_TITLE = 'Batch screening report';
 
-/** The key of job.options that carries the index version the job screened against, when the runner records it. */
-export const LIST_VERSION_OPTION = 'listVersion';
-
 const NOT_RECORDED = 'not recorded';
 
 function text(value: unknown): string {
@@ -36,10 +33,9 @@ function text(value: unknown): string {
   return String(value);
 }
 
-/** The list version from job.options, or null when the job did not record one. */
+/** The list versions the job's rows were screened against, or null before any row was. */
 export function listVersionOf(job: BatchJobRecord): string | null {
-  const v = job.options[LIST_VERSION_OPTION];
-  return typeof v === 'string' && v !== '' ? v : null;
+  return job.listVersions.length > 0 ? job.listVersions.join(', ') : null;
 }
 
 export function reportFacts(job: BatchJobRecord, generatedAt: Date): ReportFact[] {
@@ -66,10 +62,9 @@ export function reportFacts(job: BatchJobRecord, generatedAt: Date): ReportFact[
   return facts;
 }
 
-/** The screening options the job was created with (form parts), sorted by name; the list version is a fact of its own. */
+/** The screening options the job was created with (form parts), sorted by name. */
 export function reportOptions(job: BatchJobRecord): ReportFact[] {
   return Object.keys(job.options)
-    .filter((k) => k !== LIST_VERSION_OPTION)
     .sort()
     .map((k) => ({ label: k, value: text(job.options[k]) }));
 }

@@ -159,7 +159,7 @@ t.test('xlsx report: summary totals equal the tallies, every matched row, the er
 
 t.test('xlsx report: no Errors sheet without failed rows; a running job', async (t) => {
   const rows = fx.rows.filter((r) => r.error === null);
-  const job = { ...fx.job, state: 'running' as const, rowsFailed: 0, rowsTotal: null, finishedAt: null, options: {} };
+  const job = { ...fx.job, state: 'running' as const, rowsFailed: 0, rowsTotal: null, finishedAt: null, options: {}, listVersions: [] };
   const { source, reads } = arraySource(rows);
   const wb = await readXlsx(await collect(reportXlsx(job, source, { now: NOW }).stream));
   t.strictSame(
