@@ -3,7 +3,7 @@
 
 NAMES ?= "Ayman al-Zawahiri" "Владимир Путин" "Banco Nacional de Cuba" "Jane Q. Example"
 
-.PHONY: install build index run screen test eval bench-engine bench-http clean
+.PHONY: install build index run screen test eval bench-engine bench-http bench-batch bench-monitoring clean
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -38,6 +38,12 @@ bench-engine: install
 
 bench-http: install
 	npm run bench:http
+
+bench-batch: install
+	npm run bench:batch
+
+bench-monitoring: install
+	npm run bench:monitoring
 
 clean:
 	rm -rf dist

@@ -29,13 +29,13 @@ interface Pools {
 
 let pools: Pools | undefined;
 
-function readCsvGz(rel: string): string[][] {
+export function readCsvGz(rel: string): string[][] {
   const text = zlib.gunzipSync(fs.readFileSync(path.join(SHIPPED_DATA_DIR, rel))).toString('utf8').replace(/^\uFEFF/, '');
   return parse(text, { relax_column_count: true, skip_empty_lines: true }) as string[][];
 }
 
 /** "MUROV, Evgeniy Alekseyevich" → "Evgeniy Alekseyevich MUROV": how a bank's file would write it. */
-function naturalOrder(sdnName: string): string {
+export function naturalOrder(sdnName: string): string {
   const comma = sdnName.indexOf(', ');
   return comma < 0 ? sdnName : `${sdnName.slice(comma + 2)} ${sdnName.slice(0, comma)}`;
 }

@@ -12,24 +12,22 @@
  * with another. Prints tables; writes bench/results/http.json. Targets are reported, never
  * asserted.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
-import { LIST_CODES } from '../../engine/entity.js';
 import { REPO_ROOT } from '../../index-builder/locations.js';
 import { startDevIdp, type DevIdp } from '../../server/dev-idp/index.js';
 import { adminToken } from '../../test/helpers/oidc-flows.js';
-import { selfTimes, type SelfTime } from '../engine/cpuprofile-top.js';
+import type { SelfTime } from '../engine/cpuprofile-top.js';
 import { machineFacts, table } from '../engine/measure.js';
 import { QUERY_SEED, type BenchQuery } from '../engine/queries.js';
 import { BASELINE_BODY } from './hello-server.js';
 import type { LoadJob, LoadResult } from './loadgen.js';
 import type { ProbeReport } from './service-probe.js';
-import { cpuShare, forkModule, freePort, Inbox, machineBusySeconds, onExit, processSeconds, stop, threadCpu, track, type CpuShare } from './procs.js';
+import { createTenant, HOST, probe, profileSummary, sinkCount, startHello, startServiceProcess, type ServiceProc, type Target } from './service-proc.js';
+import { cpuShare, forkModule, Inbox, machineBusySeconds, onExit, processSeconds, stop, threadCpu, type CpuShare } from './procs.js';
 import { benchRoot, checkBody, prepareWorkload, rawPost, rotation } from './workload.js';
 
 /** Targets of the brief, reported against, never asserted. */
@@ -37,7 +35,6 @@ export const TARGETS = Object.freeze({ rateForLatency: 2000, p50Ms: 1, p99Ms: 5,
 /** Names in the rotation: the engine bench's default query set, so per-screen figures compare. */
 const ROTATION = 3000;
 const BULK_BODIES = 3;
-const HOST = '127.0.0.1';
 
 type Group = 'baseline' | 'rates' | 'bulk' | 'saturation';
 const GROUPS: readonly Group[] = ['baseline', 'rates', 'bulk', 'saturation'];
@@ -97,125 +94,6 @@ function parseArgs(argv: readonly string[]): Args {
 }
 
 const log = (m: string): void => void process.stderr.write(`${m}\n`);
-
-// ---------------------------------------------------------------------------------------------
-// The servers
-
-interface Target {
-  readonly name: string;
-  readonly pid: number;
-  readonly port: number;
-}
-
-async function startHello(role: 'baseline' | 'sink'): Promise<{ child: ChildProcess; inbox: Inbox; target: Target }> {
-  const child = forkModule('./hello-server.js', [role]);
-  const inbox = new Inbox(child);
-  const { port } = await inbox.next<{ port: number }>('ready', 10_000);
-  return { child, inbox, target: { name: role, pid: child.pid!, port } };
-}
-
-async function sinkCount(inbox: Inbox): Promise<number> {
-  inbox.send({ type: 'count' });
-  return (await inbox.next<{ posts: number }>('count', 5_000)).posts;
-}
-
-interface ServiceProc {
-  readonly child: ChildProcess;
-  readonly target: Target;
-  /** the child's stdout (pino, level warn) and stderr: bytes seen, last lines kept */
-  readonly output: { bytes: number; lines: string[] };
-  /** the service-probe's report file, when the probe is loaded */
-  readonly probeFile: string | undefined;
-}
-
-function readProbe(file: string): ProbeReport | undefined {
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as ProbeReport;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Asks the service's probe for the figures since its previous report (and resets them). */
-async function probe(svc: ServiceProc): Promise<ProbeReport | undefined> {
-  if (!svc.probeFile) return undefined;
-  const before = readProbe(svc.probeFile)?.seq ?? -1;
-  process.kill(svc.target.pid, 'SIGUSR2');
-  const deadline = Date.now() + 3_000;
-  while (Date.now() < deadline) {
-    const r = readProbe(svc.probeFile);
-    if (r && r.seq > before) return r;
-    await new Promise((res) => setTimeout(res, 5));
-  }
-  return undefined;
-}
-
-async function startServiceProcess(dataDir: string, issuer: string, args: Args, probeFile: string): Promise<ServiceProc> {
-  const port = await freePort();
-  const main = new URL('../../server/main.js', import.meta.url).pathname;
-  const execArgv = [
-    ...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args.profile)}`] : []),
-    '--import',
-    pathToFileURL(new URL('./service-probe.js', import.meta.url).pathname).href,
-  ];
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    AML_DATA_DIR: dataDir,
-    AML_HOST: HOST,
-    AML_PORT: String(port),
-    AML_OIDC_AUTHORITY: issuer,
-    AML_LOG_LEVEL: 'warn',
-    AML_BENCH_PROBE_FILE: probeFile,
-    AML_STATE_DURABILITY: process.env['AML_STATE_DURABILITY'] || 'os',
-    ...(args.threads ? { AML_THREADS: String(args.threads) } : {}),
-  };
-  const child = track(spawn(process.execPath, [...execArgv, main], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
-  const output = { bytes: 0, lines: [] as string[] };
-  // Both pipes are drained for the whole run: a pipe nobody reads would stall the logger.
-  const keep = (d: Buffer): void => {
-    output.bytes += d.length;
-    for (const line of d.toString('utf8').split('\n')) if (line.trim()) output.lines.push(line.slice(0, 500));
-    if (output.lines.length > 40) output.lines.splice(0, output.lines.length - 40);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`the service exited during start-up:\n${output.lines.slice(-15).join('\n')}\n(a stale index? rerun with --fresh-index)`);
-    }
-    try {
-      const res = await fetch(`http://${HOST}:${port}/healthz`);
-      if (res.status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error('the service did not answer /healthz within 180 s');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return { child, target: { name: 'service', pid: child.pid!, port }, output, probeFile: readProbe(probeFile) ? probeFile : undefined };
-}
-
-async function createTenant(api: string, token: string, webhookUrl: string): Promise<{ id: string; apiKey: string }> {
-  const slug = `bench-http-${randomBytes(3).toString('hex')}`;
-  const res = await fetch(`${api}/v1/tenants`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      name: 'HTTP bench',
-      slug,
-      contactEmail: `ops@${slug}.example`,
-      plan: 'bench',
-      enabledLists: [...LIST_CODES],
-      webhookUrl,
-      monthlyScreeningQuota: null,
-    }),
-  });
-  const text = await res.text();
-  if (res.status !== 201) throw new Error(`tenant creation failed: HTTP ${res.status} ${text}`);
-  const body = JSON.parse(text) as { id: string; apiKey: string };
-  return { id: body.id, apiKey: body.apiKey };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Sanity before timing (STYLE.md 15)
@@ -558,74 +436,6 @@ function targetRows(reports: readonly ScenarioReport[]): TargetRow[] {
   return rows;
 }
 
-interface CpuProfileFile {
-  readonly nodes: readonly { readonly id: number; readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number; readonly columnNumber: number } }[];
-  readonly samples: readonly number[];
-  readonly timeDeltas: readonly number[];
-  readonly startTime: number;
-  readonly endTime: number;
-}
-
-/** The samples of a profile that fall inside the windows (monotonic microseconds, the clock of V8's profiler). */
-function within(profile: CpuProfileFile, windows: readonly (readonly [number, number])[]): CpuProfileFile {
-  const samples: number[] = [];
-  const timeDeltas: number[] = [];
-  let t = profile.startTime;
-  profile.samples.forEach((id, i) => {
-    const dt = profile.timeDeltas[i] ?? 0;
-    t += dt;
-    if (windows.some(([a, b]) => t >= a && t < b)) {
-      samples.push(id);
-      timeDeltas.push(dt);
-    }
-  });
-  return { ...profile, samples, timeDeltas };
-}
-
-export interface ProfileSummary {
-  readonly files: readonly string[];
-  /** the measured windows the samples were taken from (all service scenarios of the run) */
-  readonly windows: readonly (readonly [number, number])[];
-  readonly sampledSeconds: { readonly main: number; readonly workers: number };
-  readonly main: readonly SelfTime[];
-  readonly mainFiles: readonly SelfTime[];
-  readonly workers: readonly SelfTime[];
-}
-
-function profileSummary(dir: string, pid: number, windows: readonly (readonly [number, number])[], top: number): ProfileSummary | undefined {
-  let files: string[];
-  try {
-    files = fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile') && f.includes(`.${pid}.`));
-  } catch {
-    return undefined;
-  }
-  if (files.length === 0) return undefined;
-  // CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile: thread 0 is the main thread
-  const threadOf = (f: string): number => Number(f.split('.')[4]);
-  const load = (f: string) => selfTimes(within(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as CpuProfileFile, windows));
-  const mainFile = files.find((f) => threadOf(f) === 0);
-  const main = mainFile ? load(mainFile) : undefined;
-  const merged = new Map<string, SelfTime>();
-  let total = 0;
-  for (const f of files.filter((x) => threadOf(x) !== 0)) {
-    const p = load(f);
-    total += p.totalMicros;
-    for (const s of p.functions) {
-      const key = `${s.name} ${s.where}`;
-      merged.set(key, { ...s, micros: (merged.get(key)?.micros ?? 0) + s.micros });
-    }
-  }
-  const workers = [...merged.values()].sort((a, b) => b.micros - a.micros).map((s) => ({ ...s, share: total ? s.micros / total : 0 }));
-  return {
-    files,
-    windows,
-    sampledSeconds: { main: Math.round((main?.totalMicros ?? 0) / 1e5) / 10, workers: Math.round(total / 1e5) / 10 },
-    main: main?.functions.slice(0, top) ?? [],
-    mainFiles: main?.files.slice(0, 12) ?? [],
-    workers: workers.slice(0, 15),
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -655,7 +465,7 @@ async function main(): Promise<void> {
   const sink = await startHello('sink');
   const baseline = await startHello('baseline');
   log(`starting the service (durability ${durability}, threads ${threads}${args.profile ? `, --cpu-prof into ${args.profile}` : ''})`);
-  const service = await startServiceProcess(dataDir, idp.issuer, args, path.join(runDir, 'probe.json'));
+  const service = await startServiceProcess(dataDir, idp.issuer, { threads: args.threads, profile: args.profile, probeFile: path.join(runDir, 'probe.json') });
   if (!service.probeFile) log('the service probe did not report: no event-loop delay or GC figures this run');
   const api = `http://${HOST}:${service.target.port}`;
   const tenant = await createTenant(api, await adminToken(idp.issuer, clientSecret), `http://${HOST}:${sink.target.port}/webhook`);

@@ -222,3 +222,121 @@ export function processSeconds(pid: number): number | undefined {
     return undefined;
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Memory of a process (Linux /proc)
+
+export interface ProcMemory {
+  /** resident set size now, bytes */
+  readonly rssBytes: number;
+  /** of which anonymous memory (heaps, stacks, malloc): the process's own */
+  readonly anonBytes: number;
+  /** of which file-backed pages mapped by the process (LMDB maps, code): page cache, reclaimable */
+  readonly fileBytes: number;
+  /** peak resident set size since the process started (or since resetPeakRss), bytes */
+  readonly hwmBytes: number;
+}
+
+/** VmRSS (RssAnon + RssFile + RssShmem) and VmHWM of a process, from /proc/<pid>/status. */
+export function procMemory(pid: number): ProcMemory | undefined {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+    const m = { rssBytes: kib('VmRSS'), anonBytes: kib('RssAnon'), fileBytes: kib('RssFile'), hwmBytes: kib('VmHWM') };
+    return Number.isFinite(m.rssBytes) && Number.isFinite(m.hwmBytes) ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resets a process's VmHWM to its current RSS (writes 5 to /proc/<pid>/clear_refs); false when not allowed. */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface RssSample {
+  /** milliseconds since the sampler started */
+  readonly ms: number;
+  readonly rssBytes: number;
+  readonly anonBytes: number;
+  readonly fileBytes: number;
+}
+
+/** Samples a process's VmRSS at a fixed interval until stopped; keeps every sample. */
+export class RssSampler {
+  readonly samples: RssSample[] = [];
+  private readonly timer: NodeJS.Timeout;
+  private readonly t0 = Date.now();
+
+  constructor(
+    private readonly pid: number,
+    intervalMs = 250,
+  ) {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), intervalMs);
+    this.timer.unref();
+  }
+
+  /** Takes one sample now; returns it. */
+  sample(): RssSample | undefined {
+    const m = procMemory(this.pid);
+    if (!m) return undefined;
+    const s = { ms: Date.now() - this.t0, rssBytes: m.rssBytes, anonBytes: m.anonBytes, fileBytes: m.fileBytes };
+    this.samples.push(s);
+    return s;
+  }
+
+  /** The sampler's start, Date.now() milliseconds. */
+  get startedAt(): number {
+    return this.t0;
+  }
+
+  /** Largest sample between two Date.now() instants (default: all), of RSS or of one of its parts. */
+  peak(from = -Infinity, to = Infinity, of: 'rssBytes' | 'anonBytes' | 'fileBytes' = 'rssBytes'): number {
+    let max = 0;
+    for (const s of this.samples) if (this.t0 + s.ms >= from && this.t0 + s.ms <= to && s[of] > max) max = s[of];
+    return max;
+  }
+
+  /** The sample nearest to a Date.now() instant. */
+  at(when: number): RssSample | undefined {
+    let best: RssSample | undefined;
+    for (const s of this.samples) if (!best || Math.abs(this.t0 + s.ms - when) < Math.abs(this.t0 + best.ms - when)) best = s;
+    return best;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/**
+ * Resident bytes of a process's mappings grouped by mapped file (from /proc/<pid>/smaps), largest
+ * first; anonymous mappings under "[anon]", the heap under "[heap]". Tells which file the
+ * "mapped files" part of RSS is (an LMDB state store, an index version, the node binary).
+ */
+export function rssByMapping(pid: number): { readonly mapping: string; readonly rssBytes: number }[] | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const by = new Map<string, number>();
+  let current = '[anon]';
+  for (const line of text.split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      current = head[1] || '[anon]';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) by.set(current, (by.get(current) ?? 0) + Number(rss[1]) * 1024);
+  }
+  return [...by.entries()].map(([mapping, rssBytes]) => ({ mapping, rssBytes })).sort((a, b) => b.rssBytes - a.rssBytes);
+}

@@ -22,12 +22,16 @@ export interface ProbeReport {
   /** at the time of the report, MiB: the main thread's V8 heap, and the whole process */
   readonly heapUsedMiB: number;
   readonly rssMiB: number;
+  /** the main thread's V8 heap reserved, and memory outside it held by its objects (buffers), MiB */
+  readonly heapTotalMiB?: number;
+  readonly externalMiB?: number;
 }
 
 const file = process.env['AML_BENCH_PROBE_FILE'];
 const RESOLUTION_MS = 10;
 
-// Worker threads inherit --import: the probe is for the main thread only.
+// The probe is for the main thread only (Node 20 does not run --import in worker threads; later
+// versions may).
 if (file && isMainThread) {
   const loop = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   loop.enable();
@@ -48,14 +52,17 @@ if (file && isMainThread) {
   const write = (): void => {
     // the histogram holds the interval between timer runs: the delay is what exceeds the resolution
     const ns = (x: number): number => (Number.isFinite(x) ? r(Math.max(0, x / 1e6 - RESOLUTION_MS)) : 0);
+    const mem = process.memoryUsage();
     const report: ProbeReport = {
       seq,
       pid: process.pid,
       wallMs: r(performance.now() - since),
       loopDelayMs: { mean: ns(loop.mean), p50: ns(loop.percentile(50)), p99: ns(loop.percentile(99)), max: ns(loop.max) },
       gc: { count: gc.count, totalMs: r(gc.totalMs), maxMs: r(gc.maxMs), majorCount: gc.majorCount },
-      heapUsedMiB: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+      heapUsedMiB: Math.round(mem.heapUsed / 2 ** 20),
       rssMiB: Math.round(process.memoryUsage.rss() / 2 ** 20),
+      heapTotalMiB: Math.round(mem.heapTotal / 2 ** 20),
+      externalMiB: Math.round(mem.external / 2 ** 20),
     };
     fs.writeFileSync(`${file}.tmp`, JSON.stringify(report));
     fs.renameSync(`${file}.tmp`, file);

@@ -35,30 +35,39 @@ export interface Workload {
 }
 
 /**
+ * The service index under `<root>/indexes`: the published version when there is one (and not
+ * `fresh`), else the full shipped snapshot built and published there. Shared by the HTTP, batch
+ * and monitoring benches. `parse` lets a caller that needs the parsed snapshot too parse it once.
+ */
+export async function prepareIndex(
+  root: string,
+  fresh: boolean,
+  log: (m: string) => void,
+  parse: () => Promise<ParsedSnapshot> = () => parseSnapshot(loadSnapshotSpec(SHIPPED_SPEC), EVAL_AS_OF, log),
+): Promise<{ indexDir: string; indexBuiltMillis: number | null }> {
+  const idxRoot = indexRoot(root);
+  const existing = fresh ? undefined : currentVersionDir(idxRoot);
+  if (existing) return { indexDir: existing, indexBuiltMillis: null };
+  log(`building the service index from the shipped snapshot under ${idxRoot} (reused by later runs; --fresh-index rebuilds it)`);
+  const t0 = Date.now();
+  if (fresh) fs.rmSync(idxRoot, { recursive: true, force: true });
+  const report = await buildIndex({ indexRoot: idxRoot, spec: loadSnapshotSpec(SHIPPED_SPEC), parsed: await parse(), asOf: EVAL_AS_OF, log });
+  return { indexDir: report.dir, indexBuiltMillis: Date.now() - t0 };
+}
+
+/**
  * The service index under `<root>/indexes` (built from the shipped snapshot when absent or when
  * `fresh`), and the evaluation cases: `<root>/eval/eval-cases.json` when the evaluation or the
  * engine bench left them there, else the same set generated here (same seed, same cases) and
  * cached as `<root>/http-bench/eval-cases.json`. One parse of the snapshot serves both builds.
  */
 export async function prepareWorkload(root: string, fresh: boolean, log: (m: string) => void): Promise<Workload> {
-  const idxRoot = indexRoot(root);
   const evalCases = path.join(root, 'eval', 'eval-cases.json');
   const ownCases = path.join(root, 'http-bench', 'eval-cases.json');
-  let indexDir = fresh ? undefined : currentVersionDir(idxRoot);
   const casesFile = [evalCases, ownCases].find((f) => fs.existsSync(f));
   let parsed: ParsedSnapshot | undefined;
-  const spec = loadSnapshotSpec(SHIPPED_SPEC);
-  const parse = async (): Promise<ParsedSnapshot> => (parsed ??= await parseSnapshot(spec, EVAL_AS_OF, log));
-
-  let indexBuiltMillis: number | null = null;
-  if (!indexDir) {
-    log(`building the service index from the shipped snapshot under ${idxRoot} (reused by later runs; --fresh-index rebuilds it)`);
-    const t0 = Date.now();
-    if (fresh) fs.rmSync(idxRoot, { recursive: true, force: true });
-    const report = await buildIndex({ indexRoot: idxRoot, spec, parsed: await parse(), asOf: EVAL_AS_OF, log });
-    indexDir = report.dir;
-    indexBuiltMillis = Date.now() - t0;
-  }
+  const parse = async (): Promise<ParsedSnapshot> => (parsed ??= await parseSnapshot(loadSnapshotSpec(SHIPPED_SPEC), EVAL_AS_OF, log));
+  const { indexDir, indexBuiltMillis } = await prepareIndex(root, fresh, log, parse);
 
   let cases: EvalCase[];
   let casesSource: string;
