@@ -6,7 +6,8 @@
 import http from 'node:http';
 import https from 'node:https';
 
-const AGENT_OPTIONS = { keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000 };
+// As many idle sockets kept as deliveries may run at once: a socket closed when freed is a connect later.
+const AGENT_OPTIONS = { keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 60_000 };
 const httpAgent = new http.Agent(AGENT_OPTIONS);
 const httpsAgent = new https.Agent(AGENT_OPTIONS);
 
