@@ -1,4 +1,4 @@
-// tap's "before" script: publishes a fresh build of the index the server tests share, once per
+// Run by `npm test` before tap: publishes a fresh build of the index the server tests share, once per
 // run, beside the previous versions (never deleting them: another run may be reading one).
 import { buildIndex } from '../index-builder/build.js';
 import { SHIPPED_SPEC } from '../index-builder/locations.js';

@@ -1,6 +1,6 @@
 /**
  * One index of the shipped snapshot shared by the server tests of a run (a build takes ~15 s):
- * built once under the system temp folder by test/global-setup (tap's "before" script), or by the
+ * built once under the system temp folder by test/global-setup (run by `npm test` before tap), or by the
  * first test that needs it, and linked into each test's own data directory. Read-only sharing is
  * safe: LMDB readers of one file in several processes is what it is made for.
  */
