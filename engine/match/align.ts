@@ -148,11 +148,12 @@ function joinAccepted(t: TokenMatch): boolean {
 const JOINABLE_RULES: ReadonlySet<TokenRule> = new Set(['exact', 'fuzzy']);
 
 /**
- * Cheap test before comparing a joined pair: same first letter, lengths within two characters
- * (four when the letters came from an abjad script, which leaves vowels out).
+ * Cheap test before comparing a token with two tokens written together (`head` and the one after
+ * it, `joinedLength` characters in all): same first letter, lengths within two characters (four
+ * when the letters came from an abjad script, which leaves vowels out).
  */
-function joinable(a: string, b: string, abjad: boolean): boolean {
-  return a.charCodeAt(0) === b.charCodeAt(0) && Math.abs(a.length - b.length) <= (abjad ? 4 : 2);
+function joinable(token: string, head: string, joinedLength: number, abjad: boolean): boolean {
+  return token.charCodeAt(0) === head.charCodeAt(0) && Math.abs(token.length - joinedLength) <= (abjad ? 4 : 2);
 }
 
 /**
@@ -185,20 +186,28 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
   // pre-empted by a weaker single pairing. Skipped only when every token on both sides already
   // has an equal on the other.
   if (qExact < n || !cExact.every(Boolean)) {
-    for (let i = 0; i < n; i++) {
-      for (let j = 0; j + 1 < m; j++) {
-        const joined = c.texts[j]! + c.texts[j + 1]!;
+    // The joined text is built only for the pairs that pass the cheap test: this loop runs for
+    // every candidate name, and most pairs fail it.
+    for (let j = 0; j + 1 < m; j++) {
+      const head = c.texts[j]!;
+      const joinedLength = head.length + c.texts[j + 1]!.length;
+      let joined: string | undefined;
+      for (let i = 0; i < n; i++) {
         const abjad = q.abjad[i]! || c.abjad[j]! || c.abjad[j + 1]!;
-        if (!joinable(q.texts[i]!, joined, abjad)) continue;
+        if (!joinable(q.texts[i]!, head, joinedLength, abjad)) continue;
+        joined ??= head + c.texts[j + 1]!;
         const t = textSim(q.texts[i]!, joined, abjad);
         if (joinAccepted(t)) pairs.push({ i, qn: 1, j, cn: 2, s: t.similarity, rule: 'joined' });
       }
     }
     for (let i = 0; i + 1 < n; i++) {
-      const joined = q.texts[i]! + q.texts[i + 1]!;
+      const head = q.texts[i]!;
+      const joinedLength = head.length + q.texts[i + 1]!.length;
+      let joined: string | undefined;
       for (let j = 0; j < m; j++) {
         const abjad = q.abjad[i]! || q.abjad[i + 1]! || c.abjad[j]!;
-        if (!joinable(joined, c.texts[j]!, abjad)) continue;
+        if (!joinable(c.texts[j]!, head, joinedLength, abjad)) continue;
+        joined ??= head + q.texts[i + 1]!;
         const t = textSim(joined, c.texts[j]!, abjad);
         if (joinAccepted(t)) pairs.push({ i, qn: 2, j, cn: 1, s: t.similarity, rule: 'joined' });
       }

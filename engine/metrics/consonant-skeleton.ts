@@ -13,59 +13,94 @@
  * It is a retrieval key and one explicit rule of the token combiner, applied only when one side of
  * the comparison was written in an abjad script; it is not a distance.
  */
-const DIGRAPHS: Readonly<Record<string, string>> = Object.freeze({
-  kh: 'K',
-  gh: 'G',
-  sh: 'S',
-  ch: 'S',
-  th: 'T',
-  dh: 'Z',
-  zh: 'Z',
-  ph: 'F',
-  dj: 'J',
-});
+/** Two-letter renderings of one consonant, keyed by the pair. */
+const DIGRAPHS: ReadonlyMap<string, string> = new Map([
+  ['kh', 'K'],
+  ['gh', 'G'],
+  ['sh', 'S'],
+  ['ch', 'S'],
+  ['th', 'T'],
+  ['dh', 'Z'],
+  ['zh', 'Z'],
+  ['ph', 'F'],
+  ['dj', 'J'],
+]);
 
-const SINGLE: Readonly<Record<string, string>> = Object.freeze({
-  b: 'B',
-  p: 'B',
-  c: 'K',
-  d: 'D',
-  f: 'F',
-  v: 'F',
-  g: 'G',
-  h: 'H',
-  j: 'J',
-  k: 'K',
-  q: 'K',
-  l: 'L',
-  m: 'M',
-  n: 'N',
-  r: 'R',
-  s: 'S',
-  t: 'T',
-  x: 'KS',
-  z: 'Z',
-});
+const SINGLE: ReadonlyMap<string, string> = new Map([
+  ['b', 'B'],
+  ['p', 'B'],
+  ['c', 'K'],
+  ['d', 'D'],
+  ['f', 'F'],
+  ['v', 'F'],
+  ['g', 'G'],
+  ['h', 'H'],
+  ['j', 'J'],
+  ['k', 'K'],
+  ['q', 'K'],
+  ['l', 'L'],
+  ['m', 'M'],
+  ['n', 'N'],
+  ['r', 'R'],
+  ['s', 'S'],
+  ['t', 'T'],
+  ['x', 'KS'],
+  ['z', 'Z'],
+]);
+
+/** Per ASCII pair (first * 128 + second) its digraph class, per ASCII letter its class. */
+const DIGRAPH_BY_CODES = new Map<number, string>([...DIGRAPHS].map(([pair, cls]) => [pair.charCodeAt(0) * 128 + pair.charCodeAt(1), cls]));
+const SINGLE_BY_CODE: readonly (string | undefined)[] = Array.from({ length: 128 }, (_, code) => SINGLE.get(String.fromCharCode(code)));
+
+const C = 0x63;
+const E = 0x65;
+const I = 0x69;
+const Y = 0x79;
+
+/**
+ * The scorer asks for the skeletons of the same tokens and joined pairs over and over (a worker
+ * screens thousands of queries against one dictionary), so they are kept; the cache starts over
+ * when full rather than growing with the queries.
+ */
+const cache = new Map<string, string>();
+const CACHE_LIMIT = 65_536;
 
 export function consonantSkeleton(token: string): string {
+  let out = cache.get(token);
+  if (out === undefined) {
+    out = skeletonOf(token);
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(token, out);
+  }
+  return out;
+}
+
+function skeletonOf(token: string): string {
   let out = '';
+  let last = -1; // char code of the last class letter written
   let i = 0;
-  while (i < token.length) {
-    const c = token[i]!;
-    const pair = token.slice(i, i + 2);
-    let cls: string | undefined;
-    if (DIGRAPHS[pair] !== undefined) {
-      cls = DIGRAPHS[pair];
+  const n = token.length;
+  while (i < n) {
+    const c = token.charCodeAt(i);
+    const next = i + 1 < n ? token.charCodeAt(i + 1) : -1;
+    let cls = c < 128 && next >= 0 && next < 128 ? DIGRAPH_BY_CODES.get(c * 128 + next) : undefined;
+    if (cls !== undefined) {
       i += 2;
     } else {
       // French c before e, i, y sounds s (Lounici, Cherif is covered by "ch").
-      cls = c === 'c' && /[eiy]/.test(token[i + 1] ?? '') ? 'S' : SINGLE[c];
+      cls = c === C && (next === E || next === I || next === Y) ? 'S' : c < 128 ? SINGLE_BY_CODE[c] : undefined;
       i += 1;
     }
     if (cls === undefined) continue; // vowels, w, y, digits, romanisation marks
     if (out.endsWith(cls)) continue; // a doubled consonant (also a doubled x: KS, not KSKS)
-    for (const k of cls) if (!out.endsWith(k)) out += k;
+    for (let k = 0; k < cls.length; k++) {
+      const code = cls.charCodeAt(k);
+      if (code !== last) {
+        out += cls[k];
+        last = code;
+      }
+    }
   }
-  if (out.length > 2 && out.endsWith('H')) out = out.slice(0, -1);
+  if (out.length > 2 && last === 0x48 /* H */) out = out.slice(0, -1);
   return out;
 }

@@ -60,3 +60,15 @@ t.test('a doubled x collapses like any doubled consonant (xx -> KS)', async (t) 
   t.equal(consonantSkeleton('x'), 'KS');
   t.equal(consonantSkeleton('xx'), 'KS');
 });
+
+t.test('the kept skeletons are the computed ones: repeated calls and a cache that starts over agree', async (t) => {
+  const words = ['zawahiri', 'abdulrahman', 'khayrallah', 'cecilia', 'maximilian', 'ʿabd', 'müller', 'djamel'];
+  const first = words.map(consonantSkeleton);
+  t.same(words.map(consonantSkeleton), first, 'a second call returns the same skeletons');
+  t.equal(consonantSkeleton('ʿabd'), 'BD', 'characters outside ASCII carry no class');
+  t.equal(consonantSkeleton('djamel'), 'JML', 'dj is one class');
+  t.equal(consonantSkeleton('cecilia'), 'SL', 'c before e and i reads s, and the two collapse');
+  // More distinct tokens than the cache holds: it starts over, and the answers stay the same.
+  for (let n = 0; n < 70_000; n++) consonantSkeleton(`b${n.toString(36)}k`);
+  t.same(words.map(consonantSkeleton), first, 'the same skeletons after the cache started over');
+});
