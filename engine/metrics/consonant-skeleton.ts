@@ -13,6 +13,8 @@
  * It is a retrieval key and one explicit rule of the token combiner, applied only when one side of
  * the comparison was written in an abjad script; it is not a distance.
  */
+import { memoByString } from '../memo.js';
+
 /** Two-letter renderings of one consonant, keyed by the pair. */
 const DIGRAPHS: ReadonlyMap<string, string> = new Map([
   ['kh', 'K'],
@@ -58,22 +60,10 @@ const I = 0x69;
 const Y = 0x79;
 
 /**
- * The scorer asks for the skeletons of the same tokens and joined pairs over and over (a worker
- * screens thousands of queries against one dictionary), so they are kept; the cache starts over
- * when full rather than growing with the queries.
+ * The scorer asks for the skeletons of the same tokens and joined pairs over and over, so they are
+ * kept (memo.ts).
  */
-const cache = new Map<string, string>();
-const CACHE_LIMIT = 65_536;
-
-export function consonantSkeleton(token: string): string {
-  let out = cache.get(token);
-  if (out === undefined) {
-    out = skeletonOf(token);
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(token, out);
-  }
-  return out;
-}
+export const consonantSkeleton: (token: string) => string = memoByString(skeletonOf, 65_536);
 
 function skeletonOf(token: string): string {
   let out = '';

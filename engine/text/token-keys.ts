@@ -4,6 +4,7 @@
  */
 import { phoneticCodes } from '../metrics/double-metaphone.js';
 import { consonantSkeleton } from '../metrics/consonant-skeleton.js';
+import { memoByString } from '../memo.js';
 
 /** Tokens shorter than this get no deletion variants: one deletion of "li" matches half the index. */
 export const MIN_DELETION_TOKEN = 4;
@@ -11,19 +12,8 @@ export const MIN_DELETION_TOKEN = 4;
 export const MIN_TRIGRAM_TOKEN = 5;
 export const MIN_SKELETON = 3;
 
-/** Phonetic codes, cached: a worker sees the same given names and surnames over and over. */
-const phoneticCache = new Map<string, string[]>();
-const PHONETIC_CACHE_LIMIT = 200_000;
-
-export function tokenPhoneticCodes(token: string): readonly string[] {
-  let codes = phoneticCache.get(token);
-  if (codes === undefined) {
-    codes = phoneticCodes(token);
-    if (phoneticCache.size >= PHONETIC_CACHE_LIMIT) phoneticCache.clear();
-    phoneticCache.set(token, codes);
-  }
-  return codes;
-}
+/** Phonetic codes, kept per token: a worker sees the same given names and surnames over and over. */
+export const tokenPhoneticCodes: (token: string) => readonly string[] = memoByString(phoneticCodes, 200_000);
 
 /**
  * The token with one character deleted, for every position (symmetric deletion, as in Garbe's
