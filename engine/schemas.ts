@@ -11,7 +11,7 @@ export const MAX_REFERENCE_LENGTH = 256;
 
 export const subjectProperties = Object.freeze({
   name: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH, pattern: '\\S', description: 'Name of the person or entity screened' },
-  entityType: { type: 'string', enum: [...ENTITY_SCHEMAS], description: 'person, organization, vessel or aircraft; omitted: any' },
+  entityType: { type: 'string', enum: [...ENTITY_SCHEMAS], description: 'person, organization, vessel or aircraft; omitted: every type' },
   dob: {
     type: 'string',
     pattern: '^[0-9]{4}(-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))?$',

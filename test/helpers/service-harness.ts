@@ -60,13 +60,16 @@ export interface Harness {
 export interface HarnessOptions {
   /** a data directory with its own index (default: a fresh one linked to the shared index) */
   readonly dataDir?: string;
+  /** the provider signs with a key kept in this file of the data directory (keyed-harness.ts) */
+  readonly providerKeyFile?: string;
 }
 
 export async function startHarness(env: Record<string, string> = {}, opts: HarnessOptions = {}): Promise<Harness> {
   const dataDir = opts.dataDir ?? (await dataDirWithSharedIndex('aml-service-'));
   const clientSecret = `test-${randomBytes(8).toString('hex')}`;
   const usersFile = path.join(dataDir, 'dev-users.json');
-  const idp = await startDevIdp({ port: 0, host: '127.0.0.1', clientSecret, usersFile });
+  const keyFile = opts.providerKeyFile !== undefined ? path.join(dataDir, opts.providerKeyFile) : undefined;
+  const idp = await startDevIdp({ port: 0, host: '127.0.0.1', clientSecret, usersFile, ...(keyFile ? { keyFile } : {}) });
   const logFile = path.join(dataDir, 'service.log');
   const logger = pino({ level: 'info' }, pino.destination({ dest: logFile, sync: true }));
   const config = loadConfig({
