@@ -99,6 +99,18 @@ function isBlankCell(v: unknown): boolean {
   return v === undefined || v === null || (typeof v === 'string' && isBlankText(v));
 }
 
+/** The values of one CSV line or worksheet row under the fields their header columns give. */
+function rowByHeader(values: readonly RawRow[keyof RawRow][], mapping: HeaderMapping): RawRow {
+  const raw: RawRow = {};
+  const fieldAt = mapping.fieldAt;
+  const n = Math.min(values.length, fieldAt.length);
+  for (let i = 0; i < n; i++) {
+    const field = fieldAt[i];
+    if (field !== undefined) raw[field] = values[i];
+  }
+  return raw;
+}
+
 function applyHeader(ctx: ReadContext, mapping: HeaderMapping): void {
   ctx.columns = { ...mapping.columns };
   for (const column of mapping.ignored) noteIgnored(ctx, column);
@@ -133,13 +145,8 @@ async function* csvRaw(path: string, skip: number, ctx: ReadContext): AsyncGener
         out.push(null);
         continue;
       }
-      const raw: RawRow = {};
+      const raw = rowByHeader(fields, mapping);
       const fieldAt = mapping.fieldAt;
-      const n = Math.min(fields.length, fieldAt.length);
-      for (let i = 0; i < n; i++) {
-        const field = fieldAt[i];
-        if (field !== undefined) raw[field] = fields[i];
-      }
       let extra = false;
       for (let i = fieldAt.length; i < fields.length; i++) if (!isBlankText(fields[i] ?? '')) extra = true;
       out.push(
@@ -266,14 +273,7 @@ async function* xlsxRaw(path: string, skip: number, ctx: ReadContext): AsyncGene
         out.push(null);
         continue;
       }
-      const raw: RawRow = {};
-      const fieldAt = mapping.fieldAt;
-      const n = Math.min(row.cells.length, fieldAt.length);
-      for (let i = 0; i < n; i++) {
-        const field = fieldAt[i];
-        if (field !== undefined) raw[field] = row.cells[i];
-      }
-      out.push({ raw });
+      out.push({ raw: rowByHeader(row.cells, mapping) });
     }
     if (out.length > 0) yield out;
   }

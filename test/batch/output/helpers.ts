@@ -11,6 +11,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { REPO_ROOT } from '../../../index-builder/locations.js';
 import { tallyRows, type BatchJobRecord, type BatchRowRecord } from '../../../server/state/records.js';
 import type { RowSource } from '../../../server/batch/output/rows.js';
+import { failedRow as failedRowRecord } from '../../../server/batch/row-record.js';
 
 const DATA = join(REPO_ROOT, 'data');
 
@@ -126,24 +127,9 @@ export function matchedRow(row: number, name: string, person: SdnPerson, extraLi
   };
 }
 
+/** A failed row as the job runner records it, with the fixture's reference. */
 export function failedRow(row: number, name: string | null, error: string): BatchRowRecord {
-  return {
-    row,
-    userReference: `CUST-${String(row).padStart(6, '0')}`,
-    name,
-    screeningId: null,
-    error,
-    isMatch: false,
-    score: 0,
-    decision: null,
-    riskScore: 0,
-    riskBand: null,
-    classification: null,
-    pepTiers: [],
-    sourceLists: [],
-    matchCount: 0,
-    topMatches: [],
-  };
+  return failedRowRecord(row, error, name, `CUST-${String(row).padStart(6, '0')}`);
 }
 
 /**
