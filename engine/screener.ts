@@ -126,7 +126,9 @@ export class Screener {
       const facts = entityFactors(subject, entity, nameKind, opts);
       let score = alignment.score;
       for (const f of facts) score += f.contribution;
-      score = Math.min(1, Math.max(0, score));
+      // The threshold is compared with the score as reported: a match shown at 0.85 with a
+      // threshold of 0.85 is a match.
+      score = round4(Math.min(1, Math.max(0, score)));
       bestScore = Math.max(bestScore, score);
       if (score < opts.threshold) continue;
       const pepTier = pepTierOf(entity, context.homeCountry);

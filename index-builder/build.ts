@@ -45,7 +45,9 @@ export async function parseSnapshot(spec: SnapshotSpec, asOf: string, log: (m: s
     log(`parsed ${list}: ${result.entities.length} entities in ${Date.now() - t} ms`);
     lists.push(result);
   }
-  const tables = await buildNameTables(namesDir, resolvePath(spec, spec.evalDir));
+  const kb = spec.lists.KNOWLEDGEBASE;
+  const kbDir = kb && 'dir' in kb ? resolvePath(spec, kb.dir) : undefined;
+  const tables = await buildNameTables(namesDir, resolvePath(spec, spec.evalDir), kbDir);
   return { lists, tables, millis: Date.now() - started };
 }
 

@@ -13,6 +13,7 @@ import { parse as parseYaml } from 'yaml';
 import { normalizeName } from '../engine/text/normalize.js';
 import { nameTablesFromData, EMPTY_NAME_TABLES_DATA, type NameTablesData, type NameTables } from '../engine/text/name-tables.js';
 import { readSourceFile } from './source-file.js';
+import { readGivenNameGenders } from './given-name-genders.js';
 import type { SourceFileInfo } from './parsed-list.js';
 
 /** A Latin spelling joins a native token's variant group when it is this common for that token. */
@@ -107,7 +108,11 @@ function asciiTokens(text: string, tables: NameTables): string[] {
   return [...normalizeName(text, tables).tokens];
 }
 
-export async function buildNameTables(namesDir: string, evalDir: string): Promise<NameTablesBuild> {
+/**
+ * @param knowledgeBaseDir the knowledge base's folder, whose persons file teaches the given-name
+ *   genders; without it no name has a gender.
+ */
+export async function buildNameTables(namesDir: string, evalDir: string, knowledgeBaseDir?: string): Promise<NameTablesBuild> {
   const files: SourceFileInfo[] = [];
   const bare = nameTablesFromData(EMPTY_NAME_TABLES_DATA);
   const nativeToLatin: Record<string, string> = {};
@@ -253,6 +258,7 @@ export async function buildNameTables(namesDir: string, evalDir: string): Promis
     symbolTokens: [...symbolTokens].sort(),
     spellingGroups,
     nicknameGroups,
+    ...(knowledgeBaseDir ? { givenNameGenders: await readGivenNameGenders(knowledgeBaseDir, nameTablesFromData({ ...EMPTY_NAME_TABLES_DATA, nativeToLatin }), files) } : {}),
   };
   return { data, files };
 }

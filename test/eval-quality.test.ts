@@ -27,6 +27,12 @@ t.test('recall and false-positive rate on the evaluation set stay above their fl
   t.ok(rate('ofac_alias') >= EVAL_FLOORS.ofacAlias, `OFAC alias recall ${rate('ofac_alias').toFixed(4)}`);
   t.ok(rate('un_alias_good') >= EVAL_FLOORS.unAliasGood, `UN good alias recall ${rate('un_alias_good').toFixed(4)}`);
   t.ok(rate('un_original_script') >= EVAL_FLOORS.unOriginalScript, `UN original-script recall ${rate('un_original_script').toFixed(4)}`);
+  // Retrieval's bound: screening at the threshold finds the matches a screen at a lower threshold
+  // finds at or above it, but for the known gap of floors.ts.
+  t.ok(
+    report.prunedMatches.length <= EVAL_FLOORS.maxPrunedMatches,
+    `${report.prunedMatches.length} matches lost to retrieval pruning <= ${EVAL_FLOORS.maxPrunedMatches}: ${JSON.stringify(report.prunedMatches)}`,
+  );
   // The curve is monotone: a higher threshold never finds more.
   for (let i = 1; i < report.curve.length; i++) {
     t.ok(report.curve[i]!.recall <= report.curve[i - 1]!.recall + 1e-12, `recall falls with the threshold at ${report.curve[i]!.threshold}`);

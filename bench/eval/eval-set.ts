@@ -11,7 +11,8 @@
  * - generated variants of listed primary names from every list (variants.ts).
  * Negatives: clean names, a common given name and a common surname of the same country
  * (names/common-*-by-country.csv), minus namesakes of a listed name: a clean name whose every
- * word, or a recorded spelling of it (Mikhail / Michail), is a word of one listed name. "Maxim
+ * word, or a recorded spelling or nickname of it (Mikhail / Michail, William / Bill), is a word of
+ * one listed name. "Maxim
  * Smirnov" against a listed "Maxim Yuryevich SMIRNOV" is a match a bank must review, not a false
  * positive.
  *
@@ -216,8 +217,14 @@ export async function buildEvalSet(entities: readonly CanonicalEntity[], tables:
       }
     }
   }
+  // A word stands for itself, its recorded spellings and its nicknames: "William Lee" against a
+  // listed "Bill Lee" is the namesake the nickname cases (above) expect the engine to find.
+  const namesWithAny = (t: string): number[] => {
+    const keys = new Set([spellingKey(t), ...[...(tables.nicknamePeers.get(t) ?? [])].map(spellingKey)]);
+    return [...new Set([...keys].flatMap((k) => namesWith.get(k) ?? []))];
+  };
   const isNamesake = (n: NormalizedName): boolean => {
-    const lists = [...new Set(n.tokens.map(spellingKey))].map((t) => namesWith.get(t) ?? []);
+    const lists = [...new Set(n.tokens)].map(namesWithAny);
     if (lists.some((l) => l.length === 0)) return false;
     lists.sort((a, b) => a.length - b.length);
     const [first, ...rest] = lists;

@@ -39,6 +39,11 @@ export interface EvalReport {
   readonly falsePositiveRate: number;
   readonly negatives: number;
   readonly screensPerSecond: number;
+  /**
+   * Matches at or above the threshold that the run at CURVE_FLOOR found and the run at the
+   * threshold did not: retrieval pruned a name it should have scored. Must be none (matcher.ts).
+   */
+  readonly prunedMatches: readonly { query: string; entityId: string; score: number }[];
   /** recall on realistic variants and false-positive rate at other thresholds (one run at 0.6) */
   readonly curve: readonly { threshold: number; recall: number; falsePositiveRate: number }[];
   readonly misses: readonly { category: string; query: string; expect: string; source?: string; topMatch?: string; score: number }[];
@@ -131,6 +136,17 @@ export async function runEvaluation(opts: { workDir: string; threads?: number; r
       });
       return { threshold, recall: tp / Math.max(1, pos), falsePositiveRate: fp / Math.max(1, neg) };
     });
+    const threshold = DEFAULT_MATCH_OPTIONS.threshold;
+    const prunedMatches: EvalReport['prunedMatches'][number][] = [];
+    set.cases.forEach((c, i) => {
+      const high = results[i]!;
+      const lowResult = low.results[i]!;
+      if (!high.ok || !lowResult.ok) return;
+      const found = new Set(high.value.matches.map((m) => m.entityId));
+      for (const m of lowResult.value.matches) {
+        if (m.score >= threshold && !found.has(m.entityId)) prunedMatches.push({ query: c.query.name, entityId: m.entityId, score: m.score });
+      }
+    });
     const byCategory = new Map<string, { kind: EvalCase['kind']; cases: number; hits: number }>();
     const misses: EvalReport['misses'][number][] = [];
     const falsePositives: EvalReport['falsePositives'][number][] = [];
@@ -170,6 +186,7 @@ export async function runEvaluation(opts: { workDir: string; threads?: number; r
       falsePositiveRate: sum(negatives, (c) => c.hits) / Math.max(1, sum(negatives, (c) => c.cases)),
       negatives: sum(negatives, (c) => c.cases),
       screensPerSecond: set.cases.length / seconds,
+      prunedMatches,
       curve,
       misses,
       falsePositives,
@@ -192,6 +209,7 @@ export function formatReport(r: EvalReport): string {
     `recall on all held-out aliases, other names included: ${pct(r.allAliasRecall)}`,
     `false-positive rate on clean names: ${pct(r.falsePositiveRate)} of ${r.negatives} (target <= 0.5%)`,
     `throughput during the run: ${r.screensPerSecond.toFixed(0)} screens/s`,
+    `matches lost to retrieval pruning (found at ${CURVE_FLOOR}, missed at the threshold): ${r.prunedMatches.length}`,
     '',
     'threshold   recall   false positives',
     ...r.curve.map((p) => `${p.threshold.toFixed(2).padStart(9)} ${pct(p.recall).padStart(8)} ${pct(p.falsePositiveRate).padStart(10)}`),

@@ -144,6 +144,17 @@ function joinAccepted(t: TokenMatch): boolean {
   return t.rule === 'transliteration' ? t.similarity >= TOKEN_RULES.transliteration : JOINABLE_RULES.has(t.rule) && t.similarity >= NAME_SCORE.joinFloor;
 }
 
+/**
+ * A token against two tokens written together (`joined`): the similarity the alignment would give
+ * the pair, or undefined when it would not pair them. Retrieval uses it to find, through the keys
+ * of the joined text, the names the alignment can pair that way.
+ */
+export function matchJoined(token: string, joined: string, abjad: boolean): TokenMatch | undefined {
+  if (!joinable(token, joined, joined.length, abjad)) return undefined;
+  const t = joinSimilarity(joined, token, abjad);
+  return joinAccepted(t) ? t : undefined;
+}
+
 /** Rules under which two tokens written together may stand for one: spelling, not sound or meaning. */
 const JOINABLE_RULES: ReadonlySet<TokenRule> = new Set(['exact', 'fuzzy']);
 

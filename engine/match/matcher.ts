@@ -24,7 +24,7 @@ import { deletionVariants, tokenPhoneticCodes, tokenSkeleton, tokenTrigrams, MIN
 import type { MatchOptions } from '../options.js';
 import { compareProfiles, compareTokens, tokenProfile, type TokenCompareOptions, type TokenMatch, type TokenProfile, type TokenRule } from './token-similarity.js';
 import { idf, tokenWeight } from './token-weight.js';
-import { alignNames, NAME_SCORE, type Alignment, type AlignSide } from './align.js';
+import { alignNames, matchJoined, NAME_SCORE, type Alignment, type AlignSide } from './align.js';
 import { MAX_FACT_BONUS } from './entity-facts.js';
 
 export interface Expansion {
@@ -250,6 +250,33 @@ export class Matcher {
     return out;
   }
 
+  /**
+   * Dictionary tokens the alignment pairs with `joined`, two query tokens written together
+   * (align.ts matchJoined). A pairing needs near-equal spelling (one edit, which the deletion keys
+   * reach) or, for abjad-script words, the same consonant skeleton, so only those keys are walked.
+   */
+  private joinedExpansions(joined: string, abjad: boolean): Expansion[] {
+    const key = `+${joined}|${abjad ? 1 : 0}`;
+    const cached = this.expansionCache.get(key);
+    if (cached) return cached;
+    const ids = new Set<number>();
+    const keys = this.index.keys;
+    const exact = this.tokenIdOf(joined);
+    if (exact !== undefined) ids.add(exact);
+    for (const id of lookup(keys.deletion, joined)) ids.add(id);
+    for (const v of deletionVariants(joined)) for (const id of lookup(keys.deletion, v)) ids.add(id);
+    const skeleton = abjad ? tokenSkeleton(joined) : undefined;
+    if (skeleton !== undefined) for (const id of lookup(keys.skeleton, skeleton)) ids.add(id);
+    const out: Expansion[] = [];
+    for (const id of ids) {
+      const t = matchJoined(this.index.tokens.text[id]!, joined, abjad);
+      if (t) out.push({ tokenId: id, similarity: t.similarity, rule: 'joined' });
+    }
+    if (this.expansionCache.size >= EXPANSION_CACHE_LIMIT) this.expansionCache.clear();
+    this.expansionCache.set(key, out);
+    return out;
+  }
+
   prepare(name: string, opts: MatchOptions): PreparedQuery {
     const normalized = normalizeName(name, this.tables);
     const texts = normalized.tokens.slice(0, MAX_QUERY_TOKENS);
@@ -279,14 +306,18 @@ export class Matcher {
       );
       expansions.push([...list]);
     });
-    // "Abdul Rahman" in the query finds names written "Abdulrahman" (and joined tokens in names).
+    // "Abdul Rahman" in the query finds names written "Abdulrahman", and "Qudrat Allah" (قدرت الله)
+    // finds "Qudratullah": every dictionary token the alignment would pair with the two words
+    // written together finds names for both. Without it the retrieval bound would not know the
+    // pairing and could prune the name.
     if (!opts.exactMatch) {
       for (let i = 0; i + 1 < texts.length; i++) {
-        const joinedId = this.tokenIdOf(texts[i]! + texts[i + 1]!);
-        if (joinedId === undefined) continue;
-        const e: Expansion = { tokenId: joinedId, similarity: 1, rule: 'joined' };
-        expansions[i]!.unshift(e);
-        expansions[i + 1]!.unshift(e);
+        const joined = texts[i]! + texts[i + 1]!;
+        const joinedAbjad = abjad[i]! || abjad[i + 1]!;
+        for (const j of this.joinedExpansions(joined, joinedAbjad)) {
+          expansions[i]!.unshift(j);
+          expansions[i + 1]!.unshift(j);
+        }
       }
     }
     let totalWeight = 0;

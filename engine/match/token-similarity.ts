@@ -7,7 +7,7 @@
 import { jaroWinkler } from '../metrics/jaro-winkler.js';
 import { consonantSkeleton } from '../metrics/consonant-skeleton.js';
 import { tokenPhoneticCodes } from '../text/token-keys.js';
-import type { NameTables } from '../text/name-tables.js';
+import type { Gender, NameTables } from '../text/name-tables.js';
 
 export type TokenRule = 'exact' | 'synonym' | 'spelling' | 'nickname' | 'initial' | 'phonetic' | 'transliteration' | 'fuzzy' | 'joined';
 
@@ -40,6 +40,14 @@ export const TOKEN_RULES = Object.freeze({
    * Bourke) fall well below it, so two of them no longer add up to a match.
    */
   fuzzyStretch: 1.5,
+  /**
+   * Two known name parts (both names of several listed entities) that differ in their consonants
+   * are two names, not two spellings of one: Schmidt / Schmid, Leon / Leo, Acosta / Costa. Spellings
+   * of one name differ in vowels, doubled letters and the renderings of one sound (Hossein /
+   * Hosein, Mansour / Mansur, Peter / Petr), which the consonant skeleton ignores. Their likeness
+   * is stretched this much harder.
+   */
+  knownFuzzyStretch: 2.25,
   /** Below this, tokens do not match at all (a partial similarity of unrelated names is noise) */
   floor: 0.75,
   /**
@@ -92,6 +100,7 @@ export interface TokenProfile {
   readonly codes: readonly string[];
   readonly skeleton: string;
   readonly digits: boolean;
+  readonly gender: Gender | undefined;
 }
 
 export function tokenProfile(text: string, tables: NameTables): TokenProfile {
@@ -103,6 +112,7 @@ export function tokenProfile(text: string, tables: NameTables): TokenProfile {
     codes: tokenPhoneticCodes(text),
     skeleton: consonantSkeleton(text),
     digits: /^[0-9]+$/.test(text),
+    gender: tables.genderOf.get(text),
   };
 }
 
@@ -132,8 +142,12 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
   if (opts.nicknames && shareAny(qp.spellings, cp.spellings)) best = { similarity: TOKEN_RULES.spelling, rule: 'spelling' };
   else if (opts.nicknames && qp.nicknames?.has(c)) best = { similarity: TOKEN_RULES.nickname, rule: 'nickname' };
 
+  // A female and a male given name are two names however alike their letters (Alexandra /
+  // Alexander): only a recorded spelling or nickname pairs them.
+  if (qp.gender !== undefined && cp.gender !== undefined && qp.gender !== cp.gender) return best;
   const jw = jaroWinkler(q, c);
-  const fuzzy = 1 - TOKEN_RULES.fuzzyStretch * (1 - jw);
+  const twoNames = bothKnown && qp.skeleton !== cp.skeleton;
+  const fuzzy = 1 - (twoNames ? TOKEN_RULES.knownFuzzyStretch : TOKEN_RULES.fuzzyStretch) * (1 - jw);
   if (fuzzy > best.similarity) best = { similarity: fuzzy, rule: 'fuzzy' };
   const longer = Math.max(q.length, c.length);
   const shorter = Math.min(q.length, c.length);

@@ -27,7 +27,14 @@ export interface NameTablesData {
   readonly spellingGroups: readonly (readonly string[])[];
   /** [formal name, ...its nicknames] */
   readonly nicknameGroups: readonly (readonly string[])[];
+  /**
+   * Given names clearly of one gender (index-builder/given-name-genders.ts). Absent from indexes
+   * built before the rule existed: no name then has a gender.
+   */
+  readonly givenNameGenders?: { readonly female: readonly string[]; readonly male: readonly string[] };
 }
+
+export type Gender = 'female' | 'male';
 
 export interface NameTables {
   readonly nativeToLatin: ReadonlyMap<string, string>;
@@ -42,6 +49,8 @@ export interface NameTables {
   readonly spellingsOf: ReadonlyMap<string, readonly number[]>;
   /** token -> tokens it is a nickname of, or whose nickname it is */
   readonly nicknamePeers: ReadonlyMap<string, ReadonlySet<string>>;
+  /** given name -> its gender, for the names clearly of one */
+  readonly genderOf: ReadonlyMap<string, Gender>;
   readonly data: NameTablesData;
 }
 
@@ -75,6 +84,9 @@ export function nameTablesFromData(data: NameTablesData): NameTables {
       link(n, formal);
     }
   }
+  const genderOf = new Map<string, Gender>();
+  for (const name of data.givenNameGenders?.female ?? []) genderOf.set(name, 'female');
+  for (const name of data.givenNameGenders?.male ?? []) genderOf.set(name, 'male');
   return {
     nativeToLatin: new Map(Object.entries(data.nativeToLatin)),
     prefixTokens: new Set(data.prefixTokens),
@@ -85,6 +97,7 @@ export function nameTablesFromData(data: NameTablesData): NameTables {
     synonymsOf: groupIndex(data.synonymGroups),
     spellingsOf: groupIndex(data.spellingGroups),
     nicknamePeers,
+    genderOf,
     data,
   };
 }

@@ -92,7 +92,8 @@ interface Relation {
   readonly relativeName: string;
 }
 
-async function readCsv(dir: string, name: string, files: SourceFileInfo[], role: string): Promise<CsvRecord[]> {
+/** A knowledge-base CSV file, plain or gzipped, its provenance recorded in `files`. */
+export async function readCsv(dir: string, name: string, files: SourceFileInfo[], role: string): Promise<CsvRecord[]> {
   const plain = join(dir, name);
   const path = existsSync(plain) ? plain : `${plain}.gz`;
   const { bytes, info } = await readSourceFile(path, role);

@@ -5,6 +5,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { compareTokens, oneEditApart, TOKEN_RULES, type TokenCompareOptions } from '../../engine/match/token-similarity.js';
+import { EMPTY_NAME_TABLES_DATA, nameTablesFromData } from '../../engine/text/name-tables.js';
 import { tokenPhoneticCodes } from '../../engine/text/token-keys.js';
 import { holds, nameTokens, realNameTables } from './fixtures/helpers.js';
 
@@ -182,4 +183,49 @@ t.test('abjad transliteration: same consonant skeleton', async (t) => {
   const m = cmp('dhwhry', 'zawahiri', DEFAULT, true);
   t.ok(m.similarity > 0, `dhwhry / zawahiri: ${m.rule} ${m.similarity}`);
   t.equal(cmp('dhwhry', 'zawahiri', DEFAULT, false).similarity, 0, 'only when one side was written in an abjad script');
+});
+
+t.test('given names of opposite gender match only by a recorded spelling or nickname', async (t) => {
+  // The real tables learn the genders from the knowledge base's persons.
+  t.equal(tables.genderOf.get('alexandra'), 'female');
+  t.equal(tables.genderOf.get('alexander'), 'male');
+  t.equal(tables.genderOf.get('maria'), 'female');
+  t.equal(tables.genderOf.get('mario'), 'male');
+  t.equal(tables.genderOf.get('wang'), undefined, 'a family name written first is no given name');
+  for (const [f, m] of [
+    ['alexandra', 'alexander'],
+    ['viktoriya', 'viktor'],
+    ['olivia', 'olivier'],
+    ['juliana', 'julian'],
+  ] as const) {
+    t.equal(cmp(f, m).similarity, 0, `${f} / ${m}`);
+    t.equal(cmp(f, m, DEFAULT, true).similarity, 0, `${f} / ${m}, abjad`);
+  }
+  t.ok(cmp('alexandra', 'aleksandra').similarity >= TOKEN_RULES.floor, 'two spellings of one female name still match');
+
+  const small = nameTablesFromData({
+    ...EMPTY_NAME_TABLES_DATA,
+    givenNameGenders: { female: ['frances', 'roberta'], male: ['francis', 'robert'] },
+    spellingGroups: [['frances', 'francis']],
+  });
+  const with_ = (a: string, b: string, o = DEFAULT) => compareTokens(a, b, false, o, small);
+  t.equal(with_('roberta', 'robert').similarity, 0, 'letters alike, genders opposite');
+  t.same(with_('frances', 'francis'), { similarity: TOKEN_RULES.spelling, rule: 'spelling' }, 'a recorded spelling still pairs them');
+  t.equal(with_('frances', 'francis', NO_NAMES).similarity, 0, 'not with the name rules off');
+  t.ok(with_('roberta', 'robertta').similarity > 0, 'a typo of a gendered name is no name of the other gender');
+  const bare = nameTablesFromData(EMPTY_NAME_TABLES_DATA);
+  t.ok(compareTokens('roberta', 'robert', false, DEFAULT, bare).similarity > 0, 'tables without genders (an older index) keep the letter rules');
+});
+
+t.test('two known name parts that differ in consonants are two names', async (t) => {
+  const twoNames = cmp('schmidt', 'schmid', DEFAULT, false, true);
+  const typo = cmp('schmidt', 'schmid', DEFAULT, false, false);
+  t.ok(twoNames.similarity < typo.similarity, `known ${twoNames.similarity} < unknown ${typo.similarity}`);
+  for (const [a, b] of [
+    ['hossein', 'hosein'],
+    ['mansour', 'mansur'],
+    ['ghasemi', 'ghassemi'],
+  ] as const) {
+    t.equal(cmp(a, b, DEFAULT, false, true).similarity, cmp(a, b, DEFAULT, false, false).similarity, `${a} / ${b}: one name, vowels and doubling aside`);
+  }
 });
