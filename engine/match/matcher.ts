@@ -20,6 +20,7 @@ import { TOKEN_ABJAD, TOKEN_SYMBOL, nameTokens } from '../index/index-data.js';
 import { lookup } from '../index/hash-multimap.js';
 import { equivalentTokens, synonymKey, type NameTables } from '../text/name-tables.js';
 import { normalizeName } from '../text/normalize.js';
+import { romanizationVariants } from '../text/romanization.js';
 import { deletionVariants, tokenPhoneticCodes, tokenSkeleton, tokenTrigrams, MIN_TRIGRAM_TOKEN } from '../text/token-keys.js';
 import type { MatchOptions } from '../options.js';
 import { compareProfiles, compareTokens, tokenProfile, type TokenCompareOptions, type TokenMatch, type TokenProfile, type TokenRule } from './token-similarity.js';
@@ -228,6 +229,10 @@ export class Matcher {
       const common = exact !== undefined && this.index.tokens.df[exact]! >= KNOWN_TOKEN_DF;
       if (!common && q.length >= MIN_TRIGRAM_TOKEN) this.trigramNeighbours(q, opts.trigramFloor, ids);
 
+      for (const v of romanizationVariants(q)) {
+        const id = this.tokenIdOf(v);
+        if (id !== undefined) ids.add(id);
+      }
       const skeleton = tokenSkeleton(q);
       if (skeleton !== undefined) {
         for (const id of lookup(keys.skeleton, skeleton)) {

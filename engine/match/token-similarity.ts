@@ -7,6 +7,7 @@
 import { jaroWinkler } from '../metrics/jaro-winkler.js';
 import { consonantSkeleton } from '../metrics/consonant-skeleton.js';
 import { tokenPhoneticCodes } from '../text/token-keys.js';
+import { MAX_SYLLABLE, romanizationVariants } from '../text/romanization.js';
 import type { Gender, NameTables } from '../text/name-tables.js';
 
 export type TokenRule = 'exact' | 'synonym' | 'spelling' | 'nickname' | 'initial' | 'phonetic' | 'transliteration' | 'fuzzy' | 'joined';
@@ -32,7 +33,10 @@ export const TOKEN_RULES = Object.freeze({
   /** ... and only between tokens of similar length: the codes keep four sounds, so longer tokens
    * that share their first four sounds would otherwise pass for one another. */
   phoneticMaxLengthRatio: 1.25,
-  /** Same consonant skeleton when one side was romanised from an abjad script */
+  /**
+   * Same consonant skeleton when one side was romanised from an abjad script, or two romanisations
+   * of one Korean or Chinese syllable (engine/text/romanization.ts)
+   */
   transliteration: 0.9,
   /**
    * Fuzzy agreement is Jaro-Winkler stretched away from 1 by this factor: 1 - k * (1 - JW). One
@@ -164,6 +168,10 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
     if (skeleton === cp.skeleton && (skeleton.length >= 3 || (skeleton.length === 2 && jw >= 0.7))) {
       best = { similarity: TOKEN_RULES.transliteration, rule: 'transliteration' };
     }
+  }
+  // Two romanisations of one Korean or Chinese syllable (Pong / Bong, Chang / Jang, Teng / Deng).
+  if (best.similarity < TOKEN_RULES.transliteration && longer <= MAX_SYLLABLE && (romanizationVariants(q).includes(c) || romanizationVariants(c).includes(q))) {
+    best = { similarity: TOKEN_RULES.transliteration, rule: 'transliteration' };
   }
   const floor = shorter <= TOKEN_RULES.shortLength ? TOKEN_RULES.shortFloor : TOKEN_RULES.floor;
   return best.similarity >= floor ? best : NO_MATCH;
