@@ -5,7 +5,7 @@
  * here, with its frozen value, so a factor can always say which rule produced it.
  */
 import { jaroWinkler } from '../metrics/jaro-winkler.js';
-import { consonantSkeleton } from '../metrics/consonant-skeleton.js';
+import { consonantSkeleton, vowelSkeleton } from '../metrics/consonant-skeleton.js';
 import { tokenPhoneticCodes } from '../text/token-keys.js';
 import { MAX_SYLLABLE, romanizationVariants } from '../text/romanization.js';
 import type { Gender, NameTables } from '../text/name-tables.js';
@@ -165,7 +165,7 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
   if (abjad && best.similarity < TOKEN_RULES.transliteration) {
     const skeleton = qp.skeleton;
     // Two-consonant skeletons are shared by too many names to count on their own.
-    if (skeleton === cp.skeleton && (skeleton.length >= 3 || (skeleton.length === 2 && jw >= 0.7))) {
+    if (skeleton === cp.skeleton && (skeleton.length >= 3 || (skeleton.length === 2 && (jw >= 0.7 || vowelSkeleton(q) === vowelSkeleton(c))))) {
       best = { similarity: TOKEN_RULES.transliteration, rule: 'transliteration' };
     }
   }

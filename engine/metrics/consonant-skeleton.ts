@@ -94,3 +94,19 @@ function skeletonOf(token: string): string {
   if (out.length > 2 && last === 0x48 /* H */) out = out.slice(0, -1);
   return out;
 }
+
+/**
+ * The skeleton with the long vowels kept: u, o, w (و) as U; i, e, y (ي) as I; a dropped (short a is
+ * unwritten, alif often too). Two-consonant skeletons are shared by too many names to pair on
+ * their own; with the long vowels, الدوري (dwry) and Duri still agree (D U R I) where Dari does not.
+ */
+export function vowelSkeleton(token: string): string {
+  const marked = token.replace(/ou|oo|[ouw]/g, 'U').replace(/ee|ie|[iey]/g, 'I').replace(/a/g, '');
+  let out = '';
+  for (const part of marked.split(/([UI])/)) {
+    if (!part) continue;
+    const next = part === 'U' || part === 'I' ? part : consonantSkeleton(part);
+    if (!out.endsWith(next)) out += next;
+  }
+  return out;
+}

@@ -1,6 +1,6 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { consonantSkeleton } from '../../engine/metrics/consonant-skeleton.js';
+import { consonantSkeleton, vowelSkeleton } from '../../engine/metrics/consonant-skeleton.js';
 
 const CLASSES = /^[BDFGHJKLMNRSTZ]*$/;
 const token = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'), maxLength: 20 });
@@ -71,4 +71,11 @@ t.test('the kept skeletons are the computed ones: repeated calls and a cache tha
   // More distinct tokens than the cache holds: it starts over, and the answers stay the same.
   for (let n = 0; n < 70_000; n++) consonantSkeleton(`b${n.toString(36)}k`);
   t.same(words.map(consonantSkeleton), first, 'the same skeletons after the cache started over');
+});
+
+t.test('vowelSkeleton keeps the long vowels a two-consonant skeleton needs', async (t) => {
+  t.equal(vowelSkeleton('dwry'), vowelSkeleton('duri'), 'الدوري / Duri');
+  t.not(vowelSkeleton('dwry'), vowelSkeleton('dari'), 'Dari has no long u');
+  t.equal(vowelSkeleton('mhmwd'), vowelSkeleton('mahmud'), 'محمود / Mahmud');
+  t.equal(vowelSkeleton('sdm'), consonantSkeleton('saddam'), 'no long vowel: the consonant skeleton');
 });

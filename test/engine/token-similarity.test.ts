@@ -229,3 +229,8 @@ t.test('two known name parts that differ in consonants are two names', async (t)
     t.equal(cmp(a, b, DEFAULT, false, true).similarity, cmp(a, b, DEFAULT, false, false).similarity, `${a} / ${b}: one name, vowels and doubling aside`);
   }
 });
+
+t.test('abjad: two-consonant skeletons pair when the long vowels agree too', async (t) => {
+  t.equal(cmp('dwry', 'duri', DEFAULT, true).rule, 'transliteration', 'الدوري / Duri');
+  t.equal(cmp('dwry', 'dari', DEFAULT, true).similarity, 0, 'الدوري / Dari');
+});
