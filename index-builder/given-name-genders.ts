@@ -14,7 +14,7 @@
  * a male given name needs more persons than a female one.
  */
 import { normalizeName } from '../engine/text/normalize.js';
-import type { NameTables } from '../engine/text/name-tables.js';
+import type { GivenNameGenders, NameTables } from '../engine/text/name-tables.js';
 import { readCsv } from './parsers/knowledgebase.js';
 import type { SourceFileInfo } from './parsed-list.js';
 
@@ -27,11 +27,6 @@ export const GENDER_RULES = Object.freeze({
   /** a name seen as a last word more than this share of its first-word count is a family name too */
   maxLastWordShare: 0.2,
 });
-
-export interface GivenNameGenders {
-  readonly female: readonly string[];
-  readonly male: readonly string[];
-}
 
 /** Counts per normalised first word: [male, female], and how often each word is a last word. */
 export function givenNameGenders(people: Iterable<{ readonly name: string; readonly gender: string }>, tables: NameTables): GivenNameGenders {

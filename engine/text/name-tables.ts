@@ -31,7 +31,13 @@ export interface NameTablesData {
    * Given names clearly of one gender (index-builder/given-name-genders.ts). Absent from indexes
    * built before the rule existed: no name then has a gender.
    */
-  readonly givenNameGenders?: { readonly female: readonly string[]; readonly male: readonly string[] };
+  readonly givenNameGenders?: GivenNameGenders;
+}
+
+/** Given names clearly female and clearly male (normalised tokens, sorted). */
+export interface GivenNameGenders {
+  readonly female: readonly string[];
+  readonly male: readonly string[];
 }
 
 export type Gender = 'female' | 'male';
