@@ -145,7 +145,7 @@ export class Screener {
         name: listedName.full,
         nameKind,
         primaryName: entity.names[0]?.full ?? listedName.full,
-        score: round4(score),
+        score,
         nameScore: round4(alignment.score),
         factors: [...explained.factors, ...facts].map(roundFactor),
         ...(entity.pep ? { pepClass: entity.pep.pepClass } : {}),

@@ -204,6 +204,13 @@ export class Matcher {
     }
   }
 
+  /** Dictionary tokens within one edit of `q` (symmetric deletion keys, token-keys.ts). */
+  private addDeletionNeighbours(q: string, ids: Set<number>): void {
+    const keys = this.index.keys;
+    for (const id of lookup(keys.deletion, q)) ids.add(id);
+    for (const v of deletionVariants(q)) for (const id of lookup(keys.deletion, v)) ids.add(id);
+  }
+
   /** Dictionary tokens that may be the same name part as `q`, best first. */
   expand(q: string, abjad: boolean, opts: MatchOptions): Expansion[] {
     const key = `${q}|${abjad ? 1 : 0}|${opts.exactMatch ? 1 : 0}${opts.phonetic ? 1 : 0}${opts.nicknames ? 1 : 0}|${opts.trigramFloor}`;
@@ -220,8 +227,7 @@ export class Matcher {
     }
     if (!opts.exactMatch && q.length > 1) {
       const keys = this.index.keys;
-      for (const id of lookup(keys.deletion, q)) ids.add(id);
-      for (const v of deletionVariants(q)) for (const id of lookup(keys.deletion, v)) ids.add(id);
+      this.addDeletionNeighbours(q, ids);
       if (opts.phonetic) for (const code of tokenPhoneticCodes(q)) for (const id of lookup(keys.phonetic, code)) ids.add(id);
       // Trigrams find spellings two or more edits away that no other key reaches. A name part
       // several entities share already has its other spellings reached by the deletion, sound
@@ -268,8 +274,7 @@ export class Matcher {
     const keys = this.index.keys;
     const exact = this.tokenIdOf(joined);
     if (exact !== undefined) ids.add(exact);
-    for (const id of lookup(keys.deletion, joined)) ids.add(id);
-    for (const v of deletionVariants(joined)) for (const id of lookup(keys.deletion, v)) ids.add(id);
+    this.addDeletionNeighbours(joined, ids);
     const skeleton = abjad ? tokenSkeleton(joined) : undefined;
     if (skeleton !== undefined) for (const id of lookup(keys.skeleton, skeleton)) ids.add(id);
     const out: Expansion[] = [];
