@@ -6,7 +6,7 @@
 import { NAME_KINDS, type CanonicalEntity } from '../engine/entity.js';
 import { normalizeName } from '../engine/text/normalize.js';
 import type { NameTables } from '../engine/text/name-tables.js';
-import { deletionVariants, tokenPhoneticCodes, tokenSkeleton, tokenTrigrams } from '../engine/text/token-keys.js';
+import { deletionVariants, tokenPhoneticCodes, tokenSkeletons, tokenTrigrams } from '../engine/text/token-keys.js';
 import { HashMultimapBuilder } from '../engine/index/hash-multimap.js';
 import {
   ENTITY_DECEASED,
@@ -149,8 +149,7 @@ export function buildIndexData(entities: readonly CanonicalEntity[], tables: Nam
     if ((dict.flags[id]! & TOKEN_REAL) === 0) return;
     for (const code of tokenPhoneticCodes(token)) phonetic.add(code, id);
     for (const g of tokenTrigrams(token)) trigram.add(g, id);
-    const s = tokenSkeleton(token);
-    if (s !== undefined) skeleton.add(s, id);
+    for (const s of tokenSkeletons(token)) skeleton.add(s, id);
   });
 
 

@@ -226,6 +226,11 @@ export async function buildNameTables(namesDir: string, evalDir: string, knowled
   addSynonyms(symbols['org_symbols'], true);
   addSynonyms(symbols['org_domains'], false);
   addSynonyms(symbols['person_symbols'], false, NAME_PARTICLES);
+  // A particle written in Arabic script comes with the article split off its next word
+  // (عبد الرحمن -> abdul al rahman): where "abd al" contracts to "abdul", "abdul al" does too.
+  for (const [phrase, canonical] of Object.entries(phrases)) {
+    if (phrase.endsWith(' al')) phrases[`${canonical} al`] ??= canonical;
+  }
 
   // Titles and honorifics, dropped at either end of a name.
   const stop = parseYaml(await readText(path.join(namesDir, 'rigour', 'names_stopwords.yml.gz'), 'rigour-stopwords', files)) as Record<

@@ -25,7 +25,7 @@
  */
 import { TOKEN_RULES, type TokenMatch, type TokenRule } from './token-similarity.js';
 import { jaroWinkler } from '../metrics/jaro-winkler.js';
-import { consonantSkeleton } from '../metrics/consonant-skeleton.js';
+import { sharedSkeleton } from '../metrics/consonant-skeleton.js';
 
 export const NAME_SCORE = Object.freeze({
   /** cost of an unpaired token, relative to its weight */
@@ -129,8 +129,8 @@ export function joinSimilarity(a: string, b: string, abjad = false): TokenMatch 
   const fuzzy = 1 - TOKEN_RULES.fuzzyStretch * (1 - jaroWinkler(a, b));
   // Compounds of names written in an abjad script: خير الله / Khayrallah, ولی جان / Walijan.
   if (abjad && fuzzy < NAME_SCORE.joinFloor) {
-    const skeleton = consonantSkeleton(a);
-    if (skeleton.length >= MIN_JOIN_SKELETON && skeleton === consonantSkeleton(b)) {
+    const skeleton = sharedSkeleton(a, b);
+    if (skeleton !== undefined && skeleton.length >= MIN_JOIN_SKELETON) {
       return { similarity: Math.max(fuzzy, TOKEN_RULES.transliteration), rule: 'transliteration' };
     }
   }

@@ -21,7 +21,7 @@ import { lookup } from '../index/hash-multimap.js';
 import { equivalentTokens, synonymKey, type NameTables } from '../text/name-tables.js';
 import { normalizeName } from '../text/normalize.js';
 import { romanizationVariants } from '../text/romanization.js';
-import { deletionVariants, tokenPhoneticCodes, tokenSkeleton, tokenTrigrams, MIN_TRIGRAM_TOKEN } from '../text/token-keys.js';
+import { deletionVariants, tokenPhoneticCodes, tokenSkeletons, tokenTrigrams, MIN_TRIGRAM_TOKEN } from '../text/token-keys.js';
 import type { MatchOptions } from '../options.js';
 import { compareProfiles, compareTokens, tokenProfile, type TokenCompareOptions, type TokenMatch, type TokenProfile, type TokenRule } from './token-similarity.js';
 import { idf, tokenWeight } from './token-weight.js';
@@ -239,8 +239,7 @@ export class Matcher {
         const id = this.tokenIdOf(v);
         if (id !== undefined) ids.add(id);
       }
-      const skeleton = tokenSkeleton(q);
-      if (skeleton !== undefined) {
+      for (const skeleton of tokenSkeletons(q)) {
         for (const id of lookup(keys.skeleton, skeleton)) {
           if (abjad || (this.index.tokens.flags[id]! & TOKEN_ABJAD) !== 0) ids.add(id);
         }
@@ -275,8 +274,7 @@ export class Matcher {
     const exact = this.tokenIdOf(joined);
     if (exact !== undefined) ids.add(exact);
     this.addDeletionNeighbours(joined, ids);
-    const skeleton = abjad ? tokenSkeleton(joined) : undefined;
-    if (skeleton !== undefined) for (const id of lookup(keys.skeleton, skeleton)) ids.add(id);
+    if (abjad) for (const skeleton of tokenSkeletons(joined)) for (const id of lookup(keys.skeleton, skeleton)) ids.add(id);
     const out: Expansion[] = [];
     for (const id of ids) {
       const t = matchJoined(this.index.tokens.text[id]!, joined, abjad);

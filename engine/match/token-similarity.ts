@@ -5,7 +5,7 @@
  * here, with its frozen value, so a factor can always say which rule produced it.
  */
 import { jaroWinkler } from '../metrics/jaro-winkler.js';
-import { consonantSkeleton, vowelSkeleton } from '../metrics/consonant-skeleton.js';
+import { consonantSkeleton, sharedSkeleton, vowelSkeleton } from '../metrics/consonant-skeleton.js';
 import { tokenPhoneticCodes } from '../text/token-keys.js';
 import { MAX_SYLLABLE, romanizationVariants } from '../text/romanization.js';
 import type { Gender, NameTables } from '../text/name-tables.js';
@@ -127,6 +127,42 @@ function shareAny<T>(a: readonly T[] | undefined, b: readonly T[] | undefined): 
 }
 
 /**
+ * An abjad script writes the long vowels (و, ي) and leaves the short ones out, so one romanisation
+ * of a short word may add short vowels inside it but no other vowel: گل (gl) is Gul or Gol,
+ * عابد (bd) is Abid (an initial alif or ayn is unwritten too), یار (yr) is Yar; الدوري (dwry) is
+ * Duri but not Dari, and گل is not Guli (a final vowel would be written). Compared on the
+ * vowel skeletons (long vowels kept, a dropped), with at least two symbols on each side.
+ */
+function shortVowelsOnly(a: string, b: string): boolean {
+  const va = vowelSkeleton(a);
+  const vb = vowelSkeleton(b);
+  if (va.length < 2 || vb.length < 2) return false;
+  if (va === vb) return true;
+  // The letter-by-letter romanisation is the token with fewer vowel letters; the other may add.
+  const fewer = vowelLetters(a) - vowelLetters(b);
+  return fewer < 0 ? addsInnerVowels(va, vb) : fewer > 0 ? addsInnerVowels(vb, va) : false;
+}
+
+function vowelLetters(token: string): number {
+  let n = 0;
+  for (let i = 0; i < token.length; i++) if ('aeiou'.includes(token[i]!)) n++;
+  return n;
+}
+
+/** `longer` is `shorter` with vowel marks (U, I) added, none of them at its end. */
+function addsInnerVowels(shorter: string, longer: string): boolean {
+  if (longer.length <= shorter.length) return false;
+  let k = 0;
+  for (let i = 0; i < longer.length; i++) {
+    const ch = longer[i]!;
+    if (k < shorter.length && ch === shorter[k]) k++;
+    else if (ch !== 'U' && ch !== 'I') return false;
+    else if (i === longer.length - 1) return false;
+  }
+  return k === shorter.length;
+}
+
+/**
  * @param abjad true when either token was written in an abjad script
  * @param bothKnown both tokens are name parts of several listed entities (see align.ts `known`)
  */
@@ -163,9 +199,9 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
     if (raised > best.similarity) best = { similarity: raised, rule: 'phonetic' };
   }
   if (abjad && best.similarity < TOKEN_RULES.transliteration) {
-    const skeleton = qp.skeleton;
-    // Two-consonant skeletons are shared by too many names to count on their own.
-    if (skeleton === cp.skeleton && (skeleton.length >= 3 || (skeleton.length === 2 && (jw >= 0.7 || vowelSkeleton(q) === vowelSkeleton(c))))) {
+    const skeleton = sharedSkeleton(q, c);
+    // Skeletons of one or two consonants are shared by too many names to count on their own.
+    if (skeleton !== undefined && (skeleton.length >= 3 || shortVowelsOnly(q, c))) {
       best = { similarity: TOKEN_RULES.transliteration, rule: 'transliteration' };
     }
   }

@@ -63,9 +63,33 @@ const Y = 0x79;
  * The scorer asks for the skeletons of the same tokens and joined pairs over and over, so they are
  * kept (memo.ts).
  */
-export const consonantSkeleton: (token: string) => string = memoByString(skeletonOf, 65_536);
+export const consonantSkeleton: (token: string) => string = memoByString((token) => skeletonOf(token, false), 65_536);
 
-function skeletonOf(token: string): string {
+/**
+ * Both readings of a token whose letters may pair with an h two ways: as one consonant written
+ * with two letters (kh, sh, th, dh, zh) or as two consonants. Letter by letter, زاهد is "zhd"
+ * (z, h, d: Zahid) and مظهر is "mdhhr" (m, dh, h, r: Mazhar), while the Latin "mazhar" reads
+ * z, h too. The first reading pairs the digraphs, the second never pairs a consonant with a
+ * following h; a token without such a pair has one reading.
+ */
+export const consonantSkeletons: (token: string) => readonly string[] = memoByString((token) => {
+  const paired = consonantSkeleton(token);
+  const split = skeletonOf(token, true);
+  return split === paired ? [paired] : [paired, split];
+}, 65_536);
+
+/** A skeleton the two tokens share in some reading, the longest; undefined when none. */
+export function sharedSkeleton(a: string, b: string): string | undefined {
+  let best: string | undefined;
+  for (const x of consonantSkeletons(a)) {
+    for (const y of consonantSkeletons(b)) if (x === y && (best === undefined || x.length > best.length)) best = x;
+  }
+  return best;
+}
+
+const H = 0x68;
+
+function skeletonOf(token: string, splitH: boolean): string {
   let out = '';
   let last = -1; // char code of the last class letter written
   let i = 0;
@@ -73,7 +97,7 @@ function skeletonOf(token: string): string {
   while (i < n) {
     const c = token.charCodeAt(i);
     const next = i + 1 < n ? token.charCodeAt(i + 1) : -1;
-    let cls = c < 128 && next >= 0 && next < 128 ? DIGRAPH_BY_CODES.get(c * 128 + next) : undefined;
+    let cls = c < 128 && next >= 0 && next < 128 && !(splitH && next === H) ? DIGRAPH_BY_CODES.get(c * 128 + next) : undefined;
     if (cls !== undefined) {
       i += 2;
     } else {

@@ -51,6 +51,8 @@ const ARABIC_TWINS: Readonly<Record<string, string>> = Object.freeze({
   'ۀ': 'ه',
   'ە': 'ه',
   'ھ': 'ه',
+  'ہ': 'ه',
+  'ۃ': 'ة',
   'ګ': 'گ',
   'ټ': 'ت',
   'ډ': 'د',
@@ -70,6 +72,43 @@ function foldArabicScript(word: string): string {
  */
 function withoutTaMarbuta(word: string): string {
   return word.endsWith('ة') ? word.slice(0, -1) : word;
+}
+
+/** Alif written with a hamza or madda: name tables may hold the word with either alif. */
+const HAMZA_ALIF = /[أإآٱ]/;
+const HAMZA_ALIFS = /[أإآٱ]/g;
+
+function knownLatin(bare: string, tables: NameTables): string | undefined {
+  const known = tables.nativeToLatin.get(bare);
+  if (known !== undefined || !HAMZA_ALIF.test(bare)) return known;
+  return tables.nativeToLatin.get(bare.replace(HAMZA_ALIFS, 'ا'));
+}
+
+/** Name words Arabic script writes joined to the next word or to the one before. */
+const JOINED_PREFIXES: readonly { readonly prefix: string; readonly before?: string; readonly minRest: number }[] = [
+  // عبدالرحمن is عبد الرحمن (Abd al-Rahman): عبد joins the article of the name after it.
+  { prefix: 'عبد', before: ARABIC_ARTICLE, minRest: 4 },
+  // أبوغيث is أبو غيث (Abu Ghaith).
+  { prefix: 'ابو', minRest: 3 },
+];
+const JOINED_SUFFIXES: readonly string[] = ['الله', 'الدين'];
+
+/**
+ * The two words of an Arabic-script compound written as one (عبدالرحمن, أبوغيث, حمدالله,
+ * صلاحالدين), or undefined. Latin lists write them apart or together, and the words apart are
+ * what the name tables know; together they still compare (align.ts joins adjacent words).
+ */
+function splitJoinedWord(bare: string): [string, string] | undefined {
+  const plain = bare.replace(HAMZA_ALIFS, 'ا');
+  for (const { prefix, before, minRest } of JOINED_PREFIXES) {
+    if (!plain.startsWith(prefix)) continue;
+    const rest = bare.slice(prefix.length);
+    if (rest.length >= minRest && (before === undefined || rest.startsWith(before))) return [prefix, rest];
+  }
+  for (const suffix of JOINED_SUFFIXES) {
+    if (plain.endsWith(suffix) && plain.length >= suffix.length + 2) return [bare.slice(0, -suffix.length), suffix];
+  }
+  return undefined;
 }
 
 function ascii(word: string): string {
@@ -92,7 +131,7 @@ function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
   }
   const bare = foldArabicScript(word.normalize('NFD').replace(MARKS, '').normalize('NFC').toLowerCase());
   const abjad = ABJAD.test(word);
-  const known = tables.nativeToLatin.get(bare);
+  const known = knownLatin(bare, tables);
   if (known !== undefined) {
     // A table that knows البغدادي whole gives "baghdadi"; Latin lists write al-Baghdadi.
     // (Latin spellings that keep the article start with a vowel: al-, el-, ad-din, ud-din.)
@@ -112,11 +151,16 @@ function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
     return;
   }
   if (abjad) {
+    const parts = splitJoinedWord(bare);
+    if (parts) {
+      for (const part of parts) romaniseWord(part, tables, out);
+      return;
+    }
     // The article is written joined to the noun (البغدادي = al-Baghdadi); Latin spellings separate it.
     if (bare.startsWith(ARABIC_ARTICLE) && bare.length > ARABIC_ARTICLE.length + 1) {
       const rest = bare.slice(ARABIC_ARTICLE.length);
       out.push({ token: 'al', abjad: false });
-      const restKnown = tables.nativeToLatin.get(rest);
+      const restKnown = knownLatin(rest, tables);
       if (restKnown !== undefined) out.push({ token: restKnown, abjad: true });
       else {
         const token = ascii(withoutTaMarbuta(rest));

@@ -3,7 +3,7 @@
  * the index and expand a query, so both sides always derive identical keys.
  */
 import { phoneticCodes } from '../metrics/double-metaphone.js';
-import { consonantSkeleton } from '../metrics/consonant-skeleton.js';
+import { consonantSkeletons } from '../metrics/consonant-skeleton.js';
 import { memoByString } from '../memo.js';
 
 /** Tokens shorter than this get no deletion variants: one deletion of "li" matches half the index. */
@@ -39,8 +39,8 @@ export function tokenTrigrams(token: string): string[] {
   return [...out];
 }
 
-export function tokenSkeleton(token: string): string | undefined {
-  if (!/[a-z]/.test(token)) return undefined;
-  const s = consonantSkeleton(token);
-  return s.length >= MIN_SKELETON ? s : undefined;
+/** The token's consonant skeletons (both readings of a consonant before h) long enough to be keys. */
+export function tokenSkeletons(token: string): readonly string[] {
+  if (!/[a-z]/.test(token)) return [];
+  return consonantSkeletons(token).filter((s) => s.length >= MIN_SKELETON);
 }

@@ -3,12 +3,12 @@ import fc from 'fast-check';
 import {
   deletionVariants,
   tokenTrigrams,
-  tokenSkeleton,
+  tokenSkeletons,
   MIN_DELETION_TOKEN,
   MIN_TRIGRAM_TOKEN,
   MIN_SKELETON,
 } from '../../engine/text/token-keys.js';
-import { consonantSkeleton } from '../../engine/metrics/consonant-skeleton.js';
+import { consonantSkeletons } from '../../engine/metrics/consonant-skeleton.js';
 
 const letters = (min: number, max: number) => fc.string({ unit: fc.constantFrom('a', 'b', 'l', 'm', 'o', 'r'), minLength: min, maxLength: max });
 
@@ -84,17 +84,20 @@ t.test('trigrams: distinct, in order, with start and end markers', async (t) => 
   );
 });
 
-t.test('skeleton key: only for tokens with letters and a skeleton of at least the minimum', async (t) => {
-  t.equal(tokenSkeleton('zawahiri'), 'ZHR');
-  t.equal(tokenSkeleton('ali'), undefined, 'one consonant');
-  t.equal(tokenSkeleton('omar'), undefined, `two consonants < ${MIN_SKELETON}`);
-  t.equal(tokenSkeleton('12345'), undefined, 'digits only');
-  t.equal(tokenSkeleton(''), undefined);
+t.test('skeleton keys: only for tokens with letters, each reading of at least the minimum', async (t) => {
+  t.same(tokenSkeletons('zawahiri'), ['ZHR']);
+  t.same(tokenSkeletons('mazhar'), ['MZR', 'MZHR'], 'z-h read as one consonant and as two');
+  t.same(tokenSkeletons('ali'), [], 'one consonant');
+  t.same(tokenSkeletons('omar'), [], `two consonants < ${MIN_SKELETON}`);
+  t.same(tokenSkeletons('zhd'), ['ZHD'], 'the reading as one consonant is too short to be a key');
+  t.same(tokenSkeletons('12345'), [], 'digits only');
+  t.same(tokenSkeletons(''), []);
   fc.assert(
     fc.property(fc.string({ unit: fc.constantFrom(...'abdhkmrstuwy19'), maxLength: 12 }), (s) => {
-      const k = tokenSkeleton(s);
-      if (k === undefined) return !/[a-z]/.test(s) || consonantSkeleton(s).length < MIN_SKELETON;
-      return k === consonantSkeleton(s) && k.length >= MIN_SKELETON;
+      const keys = tokenSkeletons(s);
+      if (!/[a-z]/.test(s)) return keys.length === 0;
+      const expected = consonantSkeletons(s).filter((k) => k.length >= MIN_SKELETON);
+      return keys.length === expected.length && keys.every((k, i) => k === expected[i]);
     }),
     { numRuns: 2000 },
   );

@@ -234,3 +234,18 @@ t.test('abjad: two-consonant skeletons pair when the long vowels agree too', asy
   t.equal(cmp('dwry', 'duri', DEFAULT, true).rule, 'transliteration', 'الدوري / Duri');
   t.equal(cmp('dwry', 'dari', DEFAULT, true).similarity, 0, 'الدوري / Dari');
 });
+
+t.test('abjad: a short word pairs with a romanisation that adds only short vowels inside it', async (t) => {
+  t.equal(cmp('gl', 'gul', DEFAULT, true).rule, 'transliteration', 'گل / Gul');
+  t.equal(cmp('bd', 'abid', DEFAULT, true).rule, 'transliteration', 'عابد / Abid: an initial alif or ayn is unwritten');
+  t.equal(cmp('yr', 'yar', DEFAULT, true).rule, 'transliteration', 'یار / Yar: one consonant, the long vowel agrees');
+  t.equal(cmp('gl', 'guli', DEFAULT, true).similarity, 0, 'گل / Guli: a final vowel would be written');
+  t.equal(cmp('dwry', 'dr', DEFAULT, true).similarity, 0, 'a written long vowel must be in the romanisation');
+  t.equal(cmp('gl', 'gul', DEFAULT, false).similarity, 0, 'two Latin spellings: no abjad rule');
+});
+
+t.test('abjad: a consonant before h reads as one consonant or as two', async (t) => {
+  t.equal(cmp('zhd', 'zahed', DEFAULT, true).rule, 'transliteration', 'زاهد (z, h, d) / Zahed');
+  t.equal(cmp('mdhhry', 'mazhari', DEFAULT, true).rule, 'transliteration', 'مظهری (m, dh, h) / Mazhari (z, h)');
+  t.equal(cmp('khld', 'khalid', DEFAULT, true).rule, 'transliteration', 'خالد (kh) / Khalid');
+});
