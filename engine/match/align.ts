@@ -138,7 +138,7 @@ export function joinSimilarity(a: string, b: string, abjad = false): TokenMatch 
 }
 
 /** A joined compound compared by skeleton needs at least this many consonants. */
-const MIN_JOIN_SKELETON = 3;
+export const MIN_JOIN_SKELETON = 3;
 
 function joinAccepted(t: TokenMatch): boolean {
   return t.rule === 'transliteration' ? t.similarity >= TOKEN_RULES.transliteration : JOINABLE_RULES.has(t.rule) && t.similarity >= NAME_SCORE.joinFloor;

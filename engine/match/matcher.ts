@@ -16,16 +16,16 @@
  * Scratch arrays sized to the index are allocated once per matcher and reused for every query.
  */
 import type { IndexData } from '../index/index-data.js';
-import { TOKEN_ABJAD, TOKEN_SYMBOL, nameTokens } from '../index/index-data.js';
+import { TOKEN_ABJAD, TOKEN_JOINED, TOKEN_SYMBOL, nameTokens } from '../index/index-data.js';
 import { lookup } from '../index/hash-multimap.js';
 import { equivalentTokens, synonymKey, type NameTables } from '../text/name-tables.js';
 import { normalizeName } from '../text/normalize.js';
 import { romanizationVariants } from '../text/romanization.js';
-import { deletionVariants, tokenPhoneticCodes, tokenSkeletons, tokenTrigrams, MIN_TRIGRAM_TOKEN } from '../text/token-keys.js';
+import { deletionVariants, tokenPhoneticCodes, tokenSkeletons, tokenTrigrams, MIN_LATIN_SKELETON, MIN_SKELETON, MIN_TRIGRAM_TOKEN } from '../text/token-keys.js';
 import type { MatchOptions } from '../options.js';
 import { compareProfiles, compareTokens, tokenProfile, type TokenCompareOptions, type TokenMatch, type TokenProfile, type TokenRule } from './token-similarity.js';
 import { idf, tokenWeight } from './token-weight.js';
-import { alignNames, matchJoined, NAME_SCORE, type Alignment, type AlignSide } from './align.js';
+import { alignNames, matchJoined, MIN_JOIN_SKELETON, NAME_SCORE, type Alignment, type AlignSide } from './align.js';
 import { MAX_FACT_BONUS } from './entity-facts.js';
 
 export interface Expansion {
@@ -104,6 +104,11 @@ export class Matcher {
 
   /** identity weight per dictionary token, and per name the sum and the largest of its tokens' */
   private readonly tokenWeights: Float32Array;
+  /**
+   * Per dictionary token, the most name weight it can stand for in one name: its own weight, or
+   * for a token that is also two adjacent name tokens written together, the heaviest such pair.
+   */
+  private readonly gainWeights: Float32Array;
   private readonly nameWeight: Float32Array;
   private readonly nameMaxWeight: Float32Array;
   private readonly trigramCount: Uint16Array;
@@ -146,6 +151,16 @@ export class Matcher {
       }
       this.nameWeight[n] = sum;
       this.nameMaxWeight[n] = max;
+    }
+    this.gainWeights = Float32Array.from(this.tokenWeights);
+    for (let n = 0; n < names; n++) {
+      const ids = nameTokens(index, n);
+      for (let k = 0; k + 1 < ids.length; k++) {
+        const joinedId = this.tokenIdOf(t.text[ids[k]!]! + t.text[ids[k + 1]!]!);
+        if (joinedId === undefined) continue;
+        const pair = this.tokenWeights[ids[k]!]! + this.tokenWeights[ids[k + 1]!]!;
+        if (pair > this.gainWeights[joinedId]!) this.gainWeights[joinedId] = pair;
+      }
     }
   }
 
@@ -239,7 +254,7 @@ export class Matcher {
         const id = this.tokenIdOf(v);
         if (id !== undefined) ids.add(id);
       }
-      for (const skeleton of tokenSkeletons(q)) {
+      for (const skeleton of tokenSkeletons(q, abjad ? MIN_SKELETON : MIN_LATIN_SKELETON)) {
         for (const id of lookup(keys.skeleton, skeleton)) {
           if (abjad || (this.index.tokens.flags[id]! & TOKEN_ABJAD) !== 0) ids.add(id);
         }
@@ -274,7 +289,7 @@ export class Matcher {
     const exact = this.tokenIdOf(joined);
     if (exact !== undefined) ids.add(exact);
     this.addDeletionNeighbours(joined, ids);
-    if (abjad) for (const skeleton of tokenSkeletons(joined)) for (const id of lookup(keys.skeleton, skeleton)) ids.add(id);
+    if (abjad) for (const skeleton of tokenSkeletons(joined, MIN_JOIN_SKELETON)) for (const id of lookup(keys.skeleton, skeleton)) ids.add(id);
     const out: Expansion[] = [];
     for (const id of ids) {
       const t = matchJoined(this.index.tokens.text[id]!, joined, abjad);
@@ -357,9 +372,11 @@ export class Matcher {
     const texts = query.side.texts;
     const weights = query.side.weights;
 
-    // Candidate-side weight a query token can bring: its heaviest expansion's (a joined token
-    // stands for two name tokens, bounded by twice the rarest possible weight).
-    const gainOf = (e: Expansion): number => (e.rule === 'joined' ? 2 * this.maxWeight : this.tokenWeights[e.tokenId]!);
+    // Candidate-side weight a query token can bring: its heaviest expansion's (a joined pairing
+    // stands for two name tokens, bounded by twice the rarest possible weight; a dictionary token
+    // that is also two name tokens written together, by its heaviest pair).
+    const flags = this.index.tokens.flags;
+    const gainOf = (e: Expansion): number => (e.rule === 'joined' ? 2 * this.maxWeight : this.gainWeights[e.tokenId]!);
     const n = texts.length;
     const heaviest = new Array<number>(n).fill(0);
     for (let i = 0; i < n; i++) for (const e of query.expansions[i]!) heaviest[i] = Math.max(heaviest[i]!, gainOf(e));
@@ -407,9 +424,18 @@ export class Matcher {
       const finds = k < finding;
       // An update-only token whose postings outnumber the name tokens found so far is checked on
       // those names rather than walked.
+      let walked: readonly Expansion[] = query.expansions[i]!;
       if (!finds && volume[i]! > touched * CHECK_COST_PER_NAME) {
+        // A name's own tokens are what can be checked; a pairing with two of them written
+        // together (a dictionary token also seen as a joined pair, or a 'joined' expansion) is
+        // found by walking those postings instead.
         const gains = new Map<number, Expansion>();
-        for (const e of query.expansions[i]!) if (e.rule !== 'joined' && !gains.has(e.tokenId)) gains.set(e.tokenId, e);
+        const pairings: Expansion[] = [];
+        for (const e of query.expansions[i]!) {
+          if (e.rule === 'joined' || (flags[e.tokenId]! & TOKEN_JOINED) !== 0) pairings.push(e);
+          else if (!gains.has(e.tokenId)) gains.set(e.tokenId, e);
+        }
+        walked = pairings;
         for (let t = 0; t < touched; t++) {
           const nameId = touchedList[t]!;
           let best: Expansion | undefined;
@@ -419,12 +445,12 @@ export class Matcher {
           }
           if (!best) continue;
           const b = nameId << 2;
+          si[b + 1] = stamp;
           sf[b + 2]! += w * best.similarity;
           sf[b + 3]! += gainOf(best);
         }
-        continue;
       }
-      for (const e of query.expansions[i]!) {
+      for (const e of walked) {
         const gain = w * e.similarity;
         const gainC = gainOf(e);
         const end = offsets[e.tokenId + 1]!;

@@ -9,6 +9,7 @@ import { consonantSkeleton, sharedSkeleton, vowelSkeleton } from '../metrics/con
 import { tokenPhoneticCodes } from '../text/token-keys.js';
 import { MAX_SYLLABLE, romanizationVariants } from '../text/romanization.js';
 import type { Gender, NameTables } from '../text/name-tables.js';
+import { familySuffixOf } from '../text/family-suffixes.js';
 
 export type TokenRule = 'exact' | 'synonym' | 'spelling' | 'nickname' | 'initial' | 'phonetic' | 'transliteration' | 'fuzzy' | 'joined';
 
@@ -105,6 +106,8 @@ export interface TokenProfile {
   readonly skeleton: string;
   readonly digits: boolean;
   readonly gender: Gender | undefined;
+  /** class of its family-name ending (-ov, -ović, -enko, ...; family-suffixes.ts) */
+  readonly familySuffix: string | undefined;
 }
 
 export function tokenProfile(text: string, tables: NameTables): TokenProfile {
@@ -117,6 +120,7 @@ export function tokenProfile(text: string, tables: NameTables): TokenProfile {
     skeleton: consonantSkeleton(text),
     digits: /^[0-9]+$/.test(text),
     gender: tables.genderOf.get(text),
+    familySuffix: familySuffixOf(text),
   };
 }
 
@@ -185,6 +189,11 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
   // A female and a male given name are two names however alike their letters (Alexandra /
   // Alexander): only a recorded spelling or nickname pairs them.
   if (qp.gender !== undefined && cp.gender !== undefined && qp.gender !== cp.gender) return best;
+  // Two family names with different endings are two names (Jafari / Jafarov, Hasan / Hasanović,
+  // Tkachuk / Tkachenko) unless one typing error apart (Hashim / Hashimi). Not for a word
+  // romanised letter by letter from an abjad script (at most one vowel letter: تكريتي tkryty,
+  // حقانى hqna), whose ending is the romaniser's; a table's Latin spelling has its own.
+  if (qp.familySuffix !== cp.familySuffix && !oneEditApart(q, c) && !(abjad && (vowelLetters(q) <= 1 || vowelLetters(c) <= 1))) return best;
   const jw = jaroWinkler(q, c);
   const twoNames = bothKnown && qp.skeleton !== cp.skeleton;
   const fuzzy = 1 - (twoNames ? TOKEN_RULES.knownFuzzyStretch : TOKEN_RULES.fuzzyStretch) * (1 - jw);

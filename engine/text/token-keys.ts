@@ -10,7 +10,13 @@ import { memoByString } from '../memo.js';
 export const MIN_DELETION_TOKEN = 4;
 /** Tokens shorter than this get no trigram key: deletion variants already cover their typos. */
 export const MIN_TRIGRAM_TOKEN = 5;
-export const MIN_SKELETON = 3;
+/**
+ * Skeleton keys are indexed from two consonants: an abjad word that short (گل gl, جانان jnn) is
+ * found only by its skeleton. Latin query words look up from three: a two-consonant skeleton is
+ * shared by too many words to be worth the walk for a spelling that other keys already reach.
+ */
+export const MIN_SKELETON = 2;
+export const MIN_LATIN_SKELETON = 3;
 
 /** Phonetic codes, kept per token: a worker sees the same given names and surnames over and over. */
 export const tokenPhoneticCodes: (token: string) => readonly string[] = memoByString(phoneticCodes, 200_000);
@@ -39,8 +45,8 @@ export function tokenTrigrams(token: string): string[] {
   return [...out];
 }
 
-/** The token's consonant skeletons (both readings of a consonant before h) long enough to be keys. */
-export function tokenSkeletons(token: string): readonly string[] {
+/** The token's consonant skeletons (both readings of a consonant before h) of at least `min` consonants. */
+export function tokenSkeletons(token: string, min = MIN_SKELETON): readonly string[] {
   if (!/[a-z]/.test(token)) return [];
-  return consonantSkeletons(token).filter((s) => s.length >= MIN_SKELETON);
+  return consonantSkeletons(token).filter((s) => s.length >= min);
 }

@@ -7,6 +7,7 @@ import {
   MIN_DELETION_TOKEN,
   MIN_TRIGRAM_TOKEN,
   MIN_SKELETON,
+  MIN_LATIN_SKELETON,
 } from '../../engine/text/token-keys.js';
 import { consonantSkeletons } from '../../engine/metrics/consonant-skeleton.js';
 
@@ -88,8 +89,9 @@ t.test('skeleton keys: only for tokens with letters, each reading of at least th
   t.same(tokenSkeletons('zawahiri'), ['ZHR']);
   t.same(tokenSkeletons('mazhar'), ['MZR', 'MZHR'], 'z-h read as one consonant and as two');
   t.same(tokenSkeletons('ali'), [], 'one consonant');
-  t.same(tokenSkeletons('omar'), [], `two consonants < ${MIN_SKELETON}`);
-  t.same(tokenSkeletons('zhd'), ['ZHD'], 'the reading as one consonant is too short to be a key');
+  t.same(tokenSkeletons('omar'), ['MR'], 'two consonants: a key for abjad words');
+  t.same(tokenSkeletons('omar', MIN_LATIN_SKELETON), [], 'not for a Latin word');
+  t.same(tokenSkeletons('zhd', MIN_LATIN_SKELETON), ['ZHD'], 'the reading as one consonant is too short for a Latin key');
   t.same(tokenSkeletons('12345'), [], 'digits only');
   t.same(tokenSkeletons(''), []);
   fc.assert(

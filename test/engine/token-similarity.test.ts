@@ -249,3 +249,13 @@ t.test('abjad: a consonant before h reads as one consonant or as two', async (t)
   t.equal(cmp('mdhhry', 'mazhari', DEFAULT, true).rule, 'transliteration', 'مظهری (m, dh, h) / Mazhari (z, h)');
   t.equal(cmp('khld', 'khalid', DEFAULT, true).rule, 'transliteration', 'خالد (kh) / Khalid');
 });
+
+t.test('family names with different endings are two names unless one typo apart', async (t) => {
+  t.equal(cmp('jafarov', 'jafari', DEFAULT).similarity, 0, 'Jafarov / Jafari');
+  t.equal(cmp('abdullaev', 'abdullah', DEFAULT).similarity, 0, 'Abdullaev / Abdullah');
+  t.equal(cmp('tkachuk', 'tkachenko', DEFAULT).similarity, 0, 'Tkachuk / Tkachenko');
+  t.ok(cmp('hashimi', 'hashim', DEFAULT).similarity > 0, 'Hashimi / Hashim: one edit');
+  t.ok(cmp('ivanoff', 'ivanov', DEFAULT).similarity > 0, 'Ivanoff / Ivanov: one ending');
+  t.ok(cmp('abdulayev', 'abdullaev', DEFAULT).similarity > 0, 'Abdulayev / Abdullaev: one ending');
+  t.equal(cmp('tkryty', 'tikriti', DEFAULT, true).rule, 'transliteration', 'not for an abjad romanisation (تكريتي)');
+});
