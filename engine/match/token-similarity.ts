@@ -131,6 +131,23 @@ function shareAny<T>(a: readonly T[] | undefined, b: readonly T[] | undefined): 
 }
 
 /**
+ * First letters that spell one sound in some romanisation or language: any two vowels (and y);
+ * c / k / q, c / s / z / x, g / j / y / i, f / p (ph) / v, v / w / b / u / o, h / k (kh), h / g
+ * (Ukrainian Hennadiy / Gennadiy), h / a vowel (an h dropped: Hussein / Usein), r / l (Bantu and
+ * East Asian romanisations: Rugerero / Lugerero).
+ */
+const ONSET_GROUPS: readonly string[] = ['aeiouy', 'ckq', 'cszx', 'gjyi', 'fpv', 'vwbuo', 'hk', 'hg', 'haeiou', 'xj', 'rl'];
+const SAME_ONSET = new Set<number>();
+for (const group of ONSET_GROUPS) for (const a of group) for (const b of group) SAME_ONSET.add(a.charCodeAt(0) * 128 + b.charCodeAt(0));
+
+/** The same first sound, or one token starts with a letter the other lacks (Azzawi / Zzawi). */
+function sameOnset(a: string, b: string): boolean {
+  const x = a.charCodeAt(0);
+  const y = b.charCodeAt(0);
+  return x === y || SAME_ONSET.has(x * 128 + y) || a.charCodeAt(1) === y || b.charCodeAt(1) === x;
+}
+
+/**
  * An abjad script writes the long vowels (و, ي) and leaves the short ones out, so one romanisation
  * of a short word may add short vowels inside it but no other vowel: گل (gl) is Gul or Gol,
  * عابد (bd) is Abid (an initial alif or ayn is unwritten too), یار (yr) is Yar; الدوري (dwry) is
@@ -195,12 +212,14 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
   // حقانى hqna), whose ending is the romaniser's; a table's Latin spelling has its own.
   if (qp.familySuffix !== cp.familySuffix && !oneEditApart(q, c) && !(abjad && (vowelLetters(q) <= 1 || vowelLetters(c) <= 1))) return best;
   const jw = jaroWinkler(q, c);
-  const twoNames = bothKnown && qp.skeleton !== cp.skeleton;
+  // A different first sound makes a different name (Barry / Jarry, Popa / Copa, Hazan / Gazan):
+  // first letters are rarely mistyped, and romanisations vary them only in known ways.
+  const twoNames = (bothKnown && qp.skeleton !== cp.skeleton) || !sameOnset(q, c);
   const fuzzy = 1 - (twoNames ? TOKEN_RULES.knownFuzzyStretch : TOKEN_RULES.fuzzyStretch) * (1 - jw);
   if (fuzzy > best.similarity) best = { similarity: fuzzy, rule: 'fuzzy' };
   const longer = Math.max(q.length, c.length);
   const shorter = Math.min(q.length, c.length);
-  if (!bothKnown && best.similarity < TOKEN_RULES.oneEdit && shorter >= TOKEN_RULES.oneEditMinLength && oneEditApart(q, c)) {
+  if (!twoNames && !bothKnown && best.similarity < TOKEN_RULES.oneEdit && shorter >= TOKEN_RULES.oneEditMinLength && oneEditApart(q, c)) {
     best = { similarity: TOKEN_RULES.oneEdit, rule: 'fuzzy' };
   }
   if (opts.phonetic && shorter >= TOKEN_RULES.phoneticMinLength && longer <= shorter * TOKEN_RULES.phoneticMaxLengthRatio && shareAny(qp.codes, cp.codes)) {

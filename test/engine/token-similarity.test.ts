@@ -259,3 +259,18 @@ t.test('family names with different endings are two names unless one typo apart'
   t.ok(cmp('abdulayev', 'abdullaev', DEFAULT).similarity > 0, 'Abdulayev / Abdullaev: one ending');
   t.equal(cmp('tkryty', 'tikriti', DEFAULT, true).rule, 'transliteration', 'not for an abjad romanisation (تكريتي)');
 });
+
+t.test('a different first sound makes a different name; known romanisation onsets do not', async (t) => {
+  t.equal(cmp('barry', 'jarry', DEFAULT).similarity, 0, 'Barry / Jarry');
+  t.equal(cmp('popa', 'copa', DEFAULT).similarity, 0, 'Popa / Copa');
+  t.equal(cmp('taim', 'haim', DEFAULT).similarity, 0, 'Taim / Haim');
+  for (const [a, b] of [
+    ['kasim', 'qasim'],
+    ['hennadiy', 'gennadiy'],
+    ['rugerero', 'lugerero'],
+    ['azzawi', 'zzawi'],
+    ['yuriy', 'juriy'],
+  ] as const) {
+    t.ok(cmp(a, b, DEFAULT).similarity > 0, `${a} / ${b}`);
+  }
+});
