@@ -2,31 +2,14 @@
  * Shared helpers of the batch input tests: paths, temporary folders, real names from the shipped
  * data (data/names), and writers of the same subjects in every batch format.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
 import { parseCsvRows } from '../../../index-builder/parsers/common.js';
+import { DATA, ROOT, tempFolder } from '../../helpers/paths.js';
 
-/** The project root: the first folder above this file with a package.json (works from dist/ too). */
-function projectRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('package.json not found above the test file');
-    dir = parent;
-  }
-  return dir;
-}
-
-export const ROOT = projectRoot();
-export const DATA = join(ROOT, 'data');
-
-export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `${prefix}-`));
-}
+export { DATA, ROOT, tempFolder as tempDir };
 
 /** Romanised common forenames and surnames with their country (data/names, CC0). */
 export interface CommonNames {
