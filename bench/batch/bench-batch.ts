@@ -30,6 +30,7 @@ import { download, uploadBatch, waitForJob, type Download, type JobStatus, type 
 import { memoryByMapping, ProgressTracker, type MergedProbe } from './progress.js';
 import { engineOnly, readerOnly, type EngineBaseline, type ReaderPass, type RowVerdicts } from './engine-baseline.js';
 import { subjectRows, writeSubjectsCsv, type SubjectRow } from './subjects.js';
+import { argReader, log, runMain, writeResultJson } from '../common/cli.js';
 
 /** Targets of the brief, reported against, never asserted. */
 export const TARGETS = Object.freeze({ rows: 1_000_000, seconds: 300, cores: 2, flatRssGrowth: 0.1 });
@@ -50,33 +51,24 @@ interface Args {
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const value = (name: string): string | undefined => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const num = (name: string, dflt: number): number => {
-    const v = value(name);
-    const n = v === undefined ? dflt : Number(v);
-    if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} needs a positive number, got ${v}`);
-    return n;
-  };
-  const rows = Math.round(num('--rows', TARGETS.rows));
-  const threads = value('--threads');
-  const baseline = !argv.includes('--no-baseline');
+  const arg = argReader(argv);
+  const rows = Math.round(arg.positive('--rows', TARGETS.rows));
+  const threads = arg.value('--threads');
+  const baseline = !arg.has('--no-baseline');
   return {
     rows,
-    seed: Math.round(num('--seed', 1)),
-    listedShare: num('--listed-share', 0.02),
+    seed: Math.round(arg.positive('--seed', 1)),
+    listedShare: arg.positive('--listed-share', 0.02),
     threads: threads === undefined ? undefined : Math.round(Number(threads)),
-    pollMs: num('--poll-ms', 500),
+    pollMs: arg.positive('--poll-ms', 500),
     baseline,
-    downloads: !argv.includes('--no-downloads'),
-    freshIndex: argv.includes('--fresh-index'),
-    profile: value('--profile'),
-    keepDir: argv.includes('--keep-dir'),
-    upload: uploadClient(value('--upload')),
+    downloads: !arg.has('--no-downloads'),
+    freshIndex: arg.has('--fresh-index'),
+    profile: arg.value('--profile'),
+    keepDir: arg.has('--keep-dir'),
+    upload: uploadClient(arg.value('--upload')),
     // A full run (the target's row count, with its baseline) writes the results file; others only with --out.
-    out: value('--out') ?? (rows === TARGETS.rows && baseline ? path.join(REPO_ROOT, 'bench', 'results', 'batch.json') : undefined),
+    out: arg.value('--out') ?? (rows === TARGETS.rows && baseline ? path.join(REPO_ROOT, 'bench', 'results', 'batch.json') : undefined),
   };
 }
 
@@ -85,7 +77,6 @@ function uploadClient(v: string | undefined): UploadClient {
   throw new Error(`--upload: http or fetch, got ${v}`);
 }
 
-const log = (m: string): void => void process.stderr.write(`${m}\n`);
 const MiB = (b: number): number => Math.round(b / 2 ** 20);
 const r1 = (x: number): number => Math.round(x * 10) / 10;
 const r2 = (x: number): number => Math.round(x * 100) / 100;
@@ -489,16 +480,8 @@ async function main(): Promise<void> {
       profile: profile ?? null,
       totalSeconds: r1((performance.now() - started) / 1000),
     };
-    fs.mkdirSync(path.dirname(args.out), { recursive: true });
-    fs.writeFileSync(args.out, JSON.stringify(json, null, 2) + '\n');
-    log(`wrote ${path.relative(process.cwd(), args.out) || args.out}`);
+    writeResultJson(args.out, json);
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    log(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    process.exit(1);
-  },
-);
+runMain(main);

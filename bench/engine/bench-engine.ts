@@ -35,6 +35,7 @@ import { ensureEvalData, selectQueries, subsetOf, QUERY_SEED, type BenchQuery } 
 import type { ScaleReport, ScaleRequest } from './scale.js';
 import { bruteForceVariant, engineScores, engineVariant, fuseVariant, loadCorpus, minisearchVariant, subjectOf, TOP_K, type IndexCorpus, type Variant, type VariantResult } from './variants.js';
 import { retrievalCost } from './cost.js';
+import { argReader, log } from '../common/cli.js';
 
 /** Targets of the brief, reported against, never asserted. */
 export const TARGETS = Object.freeze({ screensPerSecondPerCore: 5000, speedupOverBruteForce: 100, recall: 0.98, falsePositiveRate: 0.005 });
@@ -67,34 +68,23 @@ interface Args {
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const value = (name: string): string | undefined => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const int = (name: string, dflt: number): number => {
-    const v = value(name);
-    const n = v === undefined ? dflt : Number(v);
-    if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} needs a positive integer, got ${v}`);
-    return n;
-  };
-  const only = value('--only');
+  const arg = argReader(argv);
+  const only = arg.value('--only');
   return {
-    queries: int('--queries', 3000),
-    subset: int('--subset', 200),
-    fuseSubset: int('--fuse-subset', 60),
-    runs: int('--runs', 5),
-    scaleQueries: int('--scale-queries', 1000),
-    scale: argv.includes('--scale'),
-    scaleFactors: (value('--scale-factors') ?? SCALE_DEFAULT_FACTORS.join(',')).split(',').map(Number).filter((n) => n > 1),
-    skipBuild: argv.includes('--skip-build'),
-    freshEval: argv.includes('--fresh-eval'),
+    queries: arg.positiveInteger('--queries', 3000),
+    subset: arg.positiveInteger('--subset', 200),
+    fuseSubset: arg.positiveInteger('--fuse-subset', 60),
+    runs: arg.positiveInteger('--runs', 5),
+    scaleQueries: arg.positiveInteger('--scale-queries', 1000),
+    scale: arg.has('--scale'),
+    scaleFactors: (arg.value('--scale-factors') ?? SCALE_DEFAULT_FACTORS.join(',')).split(',').map(Number).filter((n) => n > 1),
+    skipBuild: arg.has('--skip-build'),
+    freshEval: arg.has('--fresh-eval'),
     only: only ? new Set(only.split(',')) : undefined,
-    out: value('--out'),
-    profile: value('--profile'),
+    out: arg.value('--out'),
+    profile: arg.value('--profile'),
   };
 }
-
-const log = (m: string): void => void process.stderr.write(`${m}\n`);
 
 // ---------------------------------------------------------------------------------------------
 // Sanity: every variant must rank an exact listed name first before anything is timed (STYLE.md 15)

@@ -29,6 +29,7 @@ import type { ProbeReport } from './service-probe.js';
 import { createTenant, HOST, probe, profileSummary, sinkCount, startHello, startServiceProcess, type ServiceProc, type Target } from './service-proc.js';
 import { cpuShare, forkModule, Inbox, machineBusySeconds, onExit, processSeconds, stop, threadCpu, type CpuShare } from './procs.js';
 import { benchRoot, checkBody, prepareWorkload, rawPost, rotation } from './workload.js';
+import { argReader, log, runMain, writeResultJson } from '../common/cli.js';
 
 /** Targets of the brief, reported against, never asserted. */
 export const TARGETS = Object.freeze({ rateForLatency: 2000, p50Ms: 1, p99Ms: 5, saturationRps: 5000 });
@@ -59,41 +60,30 @@ interface Args {
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const value = (name: string): string | undefined => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const num = (name: string, dflt: number): number => {
-    const v = value(name);
-    const n = v === undefined ? dflt : Number(v);
-    if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} needs a positive number, got ${v}`);
-    return n;
-  };
-  const only = value('--only');
+  const arg = argReader(argv);
+  const only = arg.value('--only');
   const groups = only ? only.split(',').map((g) => g.trim()) : [...GROUPS];
   for (const g of groups) if (!(GROUPS as readonly string[]).includes(g)) throw new Error(`--only: unknown group ${g} (${GROUPS.join(', ')})`);
-  const threads = value('--threads');
+  const threads = arg.value('--threads');
   return {
     only: new Set(groups as Group[]),
-    rates: (value('--rates') ?? '500,1000,2000').split(',').map(Number).filter((n) => n > 0),
-    rateSeconds: num('--rate-seconds', 15),
-    rateWarmupSeconds: num('--rate-warmup-seconds', 3),
-    saturationSeconds: num('--saturation-seconds', 20),
-    bulkSeconds: num('--bulk-seconds', 20),
-    warmupSeconds: num('--warmup-seconds', 5),
-    connections: Math.round(num('--connections', 64)),
-    pool: Math.round(num('--pool', 64)),
-    bulkConnections: Math.round(num('--bulk-connections', 2)),
-    bulkRows: Math.min(1000, Math.round(num('--bulk-rows', 1000))),
-    drainSeconds: num('--drain-seconds', 20),
+    rates: (arg.value('--rates') ?? '500,1000,2000').split(',').map(Number).filter((n) => n > 0),
+    rateSeconds: arg.positive('--rate-seconds', 15),
+    rateWarmupSeconds: arg.positive('--rate-warmup-seconds', 3),
+    saturationSeconds: arg.positive('--saturation-seconds', 20),
+    bulkSeconds: arg.positive('--bulk-seconds', 20),
+    warmupSeconds: arg.positive('--warmup-seconds', 5),
+    connections: Math.round(arg.positive('--connections', 64)),
+    pool: Math.round(arg.positive('--pool', 64)),
+    bulkConnections: Math.round(arg.positive('--bulk-connections', 2)),
+    bulkRows: Math.min(1000, Math.round(arg.positive('--bulk-rows', 1000))),
+    drainSeconds: arg.positive('--drain-seconds', 20),
     threads: threads === undefined ? undefined : Math.round(Number(threads)),
-    freshIndex: argv.includes('--fresh-index'),
-    profile: value('--profile'),
-    out: value('--out') ?? (only ? undefined : path.join(REPO_ROOT, 'bench', 'results', 'http.json')),
+    freshIndex: arg.has('--fresh-index'),
+    profile: arg.value('--profile'),
+    out: arg.value('--out') ?? (only ? undefined : path.join(REPO_ROOT, 'bench', 'results', 'http.json')),
   };
 }
-
-const log = (m: string): void => void process.stderr.write(`${m}\n`);
 
 // ---------------------------------------------------------------------------------------------
 // Sanity before timing (STYLE.md 15)
@@ -658,17 +648,9 @@ async function main(): Promise<void> {
       profile: profile ?? null,
       totalSeconds: Math.round((performance.now() - started) / 100) / 10,
     };
-    fs.mkdirSync(path.dirname(args.out), { recursive: true });
-    fs.writeFileSync(args.out, JSON.stringify(json, null, 2) + '\n');
-    log(`wrote ${path.relative(process.cwd(), args.out) || args.out}`);
+    writeResultJson(args.out, json);
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    log(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    process.exit(1);
-  },
-);
+runMain(main);
 

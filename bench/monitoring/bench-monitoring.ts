@@ -34,6 +34,7 @@ import { engineOnly, type EngineBaseline } from '../batch/engine-baseline.js';
 import { memoryByMapping, ProgressTracker } from '../batch/progress.js';
 import { subjectRows, writeSubjectsCsv, type SubjectRow } from '../batch/subjects.js';
 import { newlyDesignated, prepareVintageIndexes, withNewNames } from './vintages.js';
+import { argReader, log, runMain, writeResultJson } from '../common/cli.js';
 
 /** Targets of the brief, reported against, never asserted. */
 export const TARGETS = Object.freeze({ subjects: 100_000, seconds: 60 });
@@ -57,42 +58,32 @@ interface Args {
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const value = (name: string): string | undefined => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const num = (name: string, dflt: number, min = 1): number => {
-    const v = value(name);
-    const n = v === undefined ? dflt : Number(v);
-    if (!Number.isFinite(n) || n < min) throw new Error(`${name} needs a number >= ${min}, got ${v}`);
-    return n;
-  };
-  const subjects = Math.round(num('--subjects', TARGETS.subjects));
-  const baseline = !argv.includes('--no-baseline');
-  const threads = value('--threads');
-  const chunk = value('--chunk');
-  const upload = value('--upload') ?? 'http';
+  const arg = argReader(argv);
+  const subjects = Math.round(arg.atLeast('--subjects', TARGETS.subjects, 1));
+  const baseline = !arg.has('--no-baseline');
+  const threads = arg.value('--threads');
+  const chunk = arg.value('--chunk');
+  const upload = arg.value('--upload') ?? 'http';
   if (upload !== 'http' && upload !== 'fetch') throw new Error(`--upload: http or fetch, got ${upload}`);
   return {
     subjects,
-    newNames: Math.round(num('--new-names', 300, 0)),
-    tenants: Math.round(num('--tenants', 1)),
-    seed: Math.round(num('--seed', 1)),
-    listedShare: num('--listed-share', 0.02, 0),
+    newNames: Math.round(arg.atLeast('--new-names', 300, 0)),
+    tenants: Math.round(arg.atLeast('--tenants', 1, 1)),
+    seed: Math.round(arg.atLeast('--seed', 1, 1)),
+    listedShare: arg.atLeast('--listed-share', 0.02, 0),
     threads: threads === undefined ? undefined : Math.round(Number(threads)),
     chunk: chunk === undefined ? undefined : Math.round(Number(chunk)),
-    pollMs: num('--poll-ms', 100),
-    drainSeconds: num('--drain-seconds', 120),
+    pollMs: arg.atLeast('--poll-ms', 100, 1),
+    drainSeconds: arg.atLeast('--drain-seconds', 120, 1),
     baseline,
-    freshIndex: argv.includes('--fresh-index'),
-    profile: value('--profile'),
-    keepDir: argv.includes('--keep-dir'),
+    freshIndex: arg.has('--fresh-index'),
+    profile: arg.value('--profile'),
+    keepDir: arg.has('--keep-dir'),
     upload,
-    out: value('--out') ?? (subjects === TARGETS.subjects && baseline ? path.join(REPO_ROOT, 'bench', 'results', 'monitoring.json') : undefined),
+    out: arg.value('--out') ?? (subjects === TARGETS.subjects && baseline ? path.join(REPO_ROOT, 'bench', 'results', 'monitoring.json') : undefined),
   };
 }
 
-const log = (m: string): void => void process.stderr.write(`${m}\n`);
 const MiB = (b: number): number => Math.round(b / 2 ** 20);
 const r1 = (x: number): number => Math.round(x * 10) / 10;
 const r2 = (x: number): number => Math.round(x * 100) / 100;
@@ -450,16 +441,8 @@ async function main(): Promise<void> {
       profile: profile ?? null,
       totalSeconds: r1((performance.now() - started) / 1000),
     };
-    fs.mkdirSync(path.dirname(args.out), { recursive: true });
-    fs.writeFileSync(args.out, JSON.stringify(json, null, 2) + '\n');
-    log(`wrote ${path.relative(process.cwd(), args.out) || args.out}`);
+    writeResultJson(args.out, json);
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    log(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    process.exit(1);
-  },
-);
+runMain(main);
