@@ -30,7 +30,7 @@ import { download, uploadBatch, waitForJob, type Download, type JobStatus, type 
 import { memoryByMapping, ProgressTracker, type MergedProbe } from './progress.js';
 import { engineOnly, readerOnly, type EngineBaseline, type ReaderPass, type RowVerdicts } from './engine-baseline.js';
 import { subjectRows, writeSubjectsCsv, type SubjectRow } from './subjects.js';
-import { argReader, log, runMain, writeResultJson } from '../common/cli.js';
+import { argReader, log, runMain, serviceEndLines, writeResultJson } from '../common/cli.js';
 
 /** Targets of the brief, reported against, never asserted. */
 export const TARGETS = Object.freeze({ rows: 1_000_000, seconds: 300, cores: 2, flatRssGrowth: 0.1 });
@@ -418,9 +418,7 @@ async function main(): Promise<void> {
   out.push('targets (reported, not asserted)');
   out.push(table(['target', 'measured', 'met'], targets.map((t) => [t.target, t.measured, t.met === null ? '-' : t.met ? 'yes' : 'NO'])));
   if (profile) out.push('', ...profileLines(profile, args.profile!, 'the job (accepted to finished)'));
-  const warnings = service.output.lines.filter((l) => /"level":(40|50|60)|error|warn/i.test(l));
-  if (warnings.length > 0) out.push('', `service log (warn and above), last ${Math.min(5, warnings.length)} of ${warnings.length} kept:`, ...warnings.slice(-5));
-  out.push('', `service exit: ${exit}; bench took ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  out.push(...serviceEndLines(service.output.lines, exit, started));
   process.stdout.write(out.join('\n') + '\n');
 
   if (args.out) {

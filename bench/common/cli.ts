@@ -59,3 +59,15 @@ export function runMain(main: () => Promise<void>): void {
     },
   );
 }
+
+/**
+ * The last lines of a service bench's report: the service's warnings and errors (the last five
+ * kept), how the service exited, and how long the bench took.
+ */
+export function serviceEndLines(serviceLog: readonly string[], exit: string, startedMs: number): string[] {
+  const out: string[] = [];
+  const warnings = serviceLog.filter((l) => /"level":(40|50|60)|error|warn/i.test(l));
+  if (warnings.length > 0) out.push('', `service log (warn and above), last ${Math.min(5, warnings.length)} of ${warnings.length} kept:`, ...warnings.slice(-5));
+  out.push('', `service exit: ${exit}; bench took ${((performance.now() - startedMs) / 1000).toFixed(0)} s`);
+  return out;
+}

@@ -29,7 +29,7 @@ import type { ProbeReport } from './service-probe.js';
 import { createTenant, HOST, probe, profileSummary, sinkCount, startHello, startServiceProcess, type ServiceProc, type Target } from './service-proc.js';
 import { cpuShare, forkModule, Inbox, machineBusySeconds, onExit, processSeconds, stop, threadCpu, type CpuShare } from './procs.js';
 import { benchRoot, checkBody, prepareWorkload, rawPost, rotation } from './workload.js';
-import { argReader, log, runMain, writeResultJson } from '../common/cli.js';
+import { argReader, log, runMain, serviceEndLines, writeResultJson } from '../common/cli.js';
 
 /** Targets of the brief, reported against, never asserted. */
 export const TARGETS = Object.freeze({ rateForLatency: 2000, p50Ms: 1, p99Ms: 5, saturationRps: 5000 });
@@ -610,9 +610,7 @@ async function main(): Promise<void> {
     out.push('', 'worker threads (engine), top self time (atomicsWaitLoop: a worker waiting for a task, idle):');
     for (const s of profile.workers) out.push(line(s));
   }
-  const warnings = service.output.lines.filter((l) => /"level":(40|50|60)|error|warn/i.test(l));
-  if (warnings.length > 0) out.push('', `service log (warn and above), last ${Math.min(5, warnings.length)} of ${warnings.length} kept:`, ...warnings.slice(-5));
-  out.push('', `service exit: ${exit}; bench took ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  out.push(...serviceEndLines(service.output.lines, exit, started));
   process.stdout.write(out.join('\n') + '\n');
 
   if (args.out) {

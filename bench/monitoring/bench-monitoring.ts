@@ -34,7 +34,7 @@ import { engineOnly, type EngineBaseline } from '../batch/engine-baseline.js';
 import { memoryByMapping, ProgressTracker } from '../batch/progress.js';
 import { subjectRows, writeSubjectsCsv, type SubjectRow } from '../batch/subjects.js';
 import { newlyDesignated, prepareVintageIndexes, withNewNames } from './vintages.js';
-import { argReader, log, runMain, writeResultJson } from '../common/cli.js';
+import { argReader, log, runMain, serviceEndLines, writeResultJson } from '../common/cli.js';
 
 /** Targets of the brief, reported against, never asserted. */
 export const TARGETS = Object.freeze({ subjects: 100_000, seconds: 60 });
@@ -373,9 +373,7 @@ async function main(): Promise<void> {
   out.push('targets (reported, not asserted)');
   out.push(table(['target', 'measured', 'met'], targets.map((t) => [t.target, t.measured, t.met === null ? '-' : t.met ? 'yes' : 'NO'])));
   if (profile) out.push('', ...profileLines(profile, args.profile!, 'publication to the run\'s end'));
-  const warnings = service.output.lines.filter((l) => /"level":(40|50|60)|error|warn/i.test(l));
-  if (warnings.length > 0) out.push('', `service log (warn and above), last ${Math.min(5, warnings.length)} of ${warnings.length} kept:`, ...warnings.slice(-5));
-  out.push('', `service exit: ${exit}; bench took ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  out.push(...serviceEndLines(service.output.lines, exit, started));
   process.stdout.write(out.join('\n') + '\n');
 
   if (args.out) {
