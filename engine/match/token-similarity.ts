@@ -212,7 +212,7 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
   // حقانى hqna), whose ending is the romaniser's; a table's Latin spelling has its own.
   if (qp.familySuffix !== cp.familySuffix && !oneEditApart(q, c) && !(abjad && (vowelLetters(q) <= 1 || vowelLetters(c) <= 1))) return best;
   const jw = jaroWinkler(q, c);
-  // A different first sound makes a different name (Barry / Jarry, Popa / Copa, Hazan / Gazan):
+  // A different first sound makes a different name (Barry / Jarry, Popa / Copa, Taim / Haim):
   // first letters are rarely mistyped, and romanisations vary them only in known ways.
   const twoNames = (bothKnown && qp.skeleton !== cp.skeleton) || !sameOnset(q, c);
   const fuzzy = 1 - (twoNames ? TOKEN_RULES.knownFuzzyStretch : TOKEN_RULES.fuzzyStretch) * (1 - jw);

@@ -5,12 +5,12 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { normalizeName, normalizedKey, MAX_NAME_TOKENS } from '../../engine/text/normalize.js';
-import { EMPTY_NAME_TABLES_DATA, nameTablesFromData } from '../../engine/text/name-tables.js';
+import { EMPTY_NAME_TABLES_DATA, nameTablesFromData, type NameTables } from '../../engine/text/name-tables.js';
 import { consonantSkeleton } from '../../engine/metrics/consonant-skeleton.js';
 import { realNameTables } from './fixtures/helpers.js';
 
 const tables = await realNameTables();
-const tokens = (s: string): readonly string[] => normalizeName(s, tables).tokens;
+const tokens = (s: string, using: NameTables = tables): readonly string[] => normalizeName(s, using).tokens;
 
 t.test('diacritics, case, compatibility forms', async (t) => {
   t.same(tokens('José MARÍA'), ['jose', 'maria']);
@@ -142,4 +142,14 @@ t.test('idempotent when the name is truncated', async (t) => {
   const once = tokens(raw);
   t.ok(once.length <= MAX_NAME_TOKENS);
   t.same(tokens(once.join(' ')), once, `${MAX_NAME_TOKENS - 1} words, a suffix, one more word`);
+});
+
+t.test('Arabic-script compounds written as one word are split where the script joins them', async (t) => {
+  const small = nameTablesFromData({ ...EMPTY_NAME_TABLES_DATA, nativeToLatin: { عبد: 'abdul', ابو: 'abu', الله: 'allah' } });
+  t.same(tokens('عبدالرحمان', small), ['abdul', 'al', 'rhmn'], 'عبد + the article of the next word');
+  t.same(tokens('أبوغيث', small), ['abu', 'ghyth'], 'أبو, also with a hamza alif');
+  t.same(tokens('حمدالله', small), ['hmd', 'allah'], 'the ending الله');
+  t.same(tokens('ثناء اللہ', small), ['thn', 'allah'], 'Urdu heh (ہ) folds to its Arabic twin');
+  t.same(tokens('عبدالرحمان', tables).slice(0, 2), ['abdul', 'rhmn'], 'with the real tables "abdul al" contracts to abdul');
+  t.same(tokens('عبد', small), ['abdul'], 'a word alone is not split');
 });
