@@ -23,7 +23,7 @@ import { loadConfig } from '../../server/config.js';
 import { startDevIdp } from '../../server/dev-idp/index.js';
 import { adminToken } from '../../test/helpers/oidc-flows.js';
 import { dirBytes, fmtBytes, machineFacts, table } from '../engine/measure.js';
-import { cpuShare, machineBusySeconds, onExit, procMemory, processSeconds, RssSampler, stop, threadCpu, type CpuShare } from '../http/procs.js';
+import { cpuShare, machineBusySeconds, onExit, procMemory, RssSampler, processesSeconds, stop, threadCpu, type CpuShare } from '../http/procs.js';
 import { createTenant, HOST, monoMicros, profileLines, profileSummary, startHello, startServiceProcess, type ProfileSummary } from '../http/service-proc.js';
 import { benchRoot, prepareIndex } from '../http/workload.js';
 import { download, uploadBatch, waitForJob, type Download, type JobStatus, type Poll, type UploadClient } from './batch-client.js';
@@ -215,15 +215,7 @@ async function main(): Promise<void> {
 
   // Upload
   const ownPids = [pid, process.pid, sink.target.pid];
-  const ownSeconds = (): number | undefined => {
-    let sum = 0;
-    for (const p of ownPids) {
-      const x = processSeconds(p);
-      if (x === undefined) return undefined;
-      sum += x;
-    }
-    return sum;
-  };
+  const ownSeconds = (): number | undefined => processesSeconds(ownPids);
   log(`uploading ${fmtBytes(gen.bytes)} as multipart/form-data (streamed from disk with ${args.upload === 'http' ? 'node:http' : 'fetch + fs.openAsBlob'})`);
   const cpuU0 = threadCpu(pid);
   const uploadStartedAt = Date.now();

@@ -27,7 +27,7 @@ import { BASELINE_BODY } from './hello-server.js';
 import type { LoadJob, LoadResult } from './loadgen.js';
 import type { ProbeReport } from './service-probe.js';
 import { createTenant, HOST, probe, profileSummary, sinkCount, startHello, startServiceProcess, type ServiceProc, type Target } from './service-proc.js';
-import { cpuShare, forkModule, Inbox, machineBusySeconds, onExit, processSeconds, stop, threadCpu, type CpuShare } from './procs.js';
+import { cpuShare, forkModule, Inbox, machineBusySeconds, onExit, processesSeconds, stop, threadCpu, type CpuShare } from './procs.js';
 import { benchRoot, checkBody, prepareWorkload, rawPost, rotation } from './workload.js';
 import { argReader, log, runMain, serviceEndLines, writeResultJson } from '../common/cli.js';
 
@@ -264,15 +264,7 @@ async function runScenario(s: Scenario, t: Target, svc: ServiceProc | undefined,
   inbox.send({ type: 'job', job });
   await inbox.next('measuring', s.warmupMs + 60_000);
   const pids = [...ours, gen.pid!];
-  const ownSeconds = (): number | undefined => {
-    let sum = 0;
-    for (const pid of pids) {
-      const x = processSeconds(pid);
-      if (x === undefined) return undefined;
-      sum += x;
-    }
-    return sum;
-  };
+  const ownSeconds = (): number | undefined => processesSeconds(pids);
   if (svc) await probe(svc);
   const machine0 = machineBusySeconds();
   const own0 = ownSeconds();

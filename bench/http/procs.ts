@@ -223,6 +223,17 @@ export function processSeconds(pid: number): number | undefined {
   }
 }
 
+/** CPU seconds of several processes so far, summed; undefined when one of them cannot be read. */
+export function processesSeconds(pids: readonly number[]): number | undefined {
+  let sum = 0;
+  for (const pid of pids) {
+    const x = processSeconds(pid);
+    if (x === undefined) return undefined;
+    sum += x;
+  }
+  return sum;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Memory of a process (Linux /proc)
 

@@ -26,7 +26,7 @@ import { startDevIdp } from '../../server/dev-idp/index.js';
 import { adminToken } from '../../test/helpers/oidc-flows.js';
 import { publishCopy } from '../../test/index-swap/swap-fixtures.js';
 import { dirBytes, fmtBytes, machineFacts, table } from '../engine/measure.js';
-import { cpuShare, machineBusySeconds, onExit, procMemory, processSeconds, resetPeakRss, RssSampler, stop, threadCpu } from '../http/procs.js';
+import { cpuShare, machineBusySeconds, onExit, procMemory, processesSeconds, resetPeakRss, RssSampler, stop, threadCpu } from '../http/procs.js';
 import { createTenant, HOST, monoMicros, profileLines, profileSummary, sinkCount, startHello, startServiceProcess, type ProfileSummary } from '../http/service-proc.js';
 import { benchRoot } from '../http/workload.js';
 import { uploadBatch, waitForJob, type JobStatus, type UploadClient } from '../batch/batch-client.js';
@@ -190,15 +190,7 @@ async function main(): Promise<void> {
   fs.cpSync(newDir, staging, { recursive: true });
   fs.rmSync(path.join(staging, 'index.mdb-lock'), { force: true });
   const ownPids = [pid, process.pid, sink.target.pid];
-  const ownSeconds = (): number | undefined => {
-    let sum = 0;
-    for (const p of ownPids) {
-      const x = processSeconds(p);
-      if (x === undefined) return undefined;
-      sum += x;
-    }
-    return sum;
-  };
+  const ownSeconds = (): number | undefined => processesSeconds(ownPids);
   const tracker = new ProgressTracker(service, (t) =>
     log(`  ${Math.round(t.progress * 100)}%: ${int(t.done)} subjects ${t.seconds.toFixed(1)} s after the publication; server RSS ${t.rssMiB} MiB = ${t.anonMiB} anonymous + ${t.fileMiB} mapped files; heaps: main ${t.heapMiB ?? '?'}/${t.heapTotalMiB ?? '?'} MiB`),
   );
