@@ -50,7 +50,7 @@ export interface EvalCase {
 
 export interface EvalSet {
   readonly cases: readonly EvalCase[];
-  /** sorted-token keys of the names held out of the evaluation index (removed from every entity) */
+  /** keys (sorted words, and the words run together) of the names held out of the evaluation index (removed from every entity) */
   readonly holdOut: ReadonlySet<string>;
 }
 
@@ -64,6 +64,56 @@ function key(n: NormalizedName): string {
 
 function sortedKey(n: NormalizedName): string {
   return [...n.tokens].sort().join(' ');
+}
+
+/** The name with its word breaks removed: "Slay Wah" and "Slaywah" are one spelling. */
+function compactKey(n: NormalizedName): string {
+  return `=${n.tokens.join('')}`;
+}
+
+function birthYears(e: CanonicalEntity): number[] {
+  return e.birthDates.flatMap((d) => d.split('/').map((y) => Number(y.slice(0, 4)))).filter((y) => Number.isInteger(y));
+}
+
+/**
+ * Two records are one person when they list the same full name and their birth years agree within
+ * a year; a name of three or more words also links records where one side gives no birth year.
+ * This is how a reviewer would read two such records, and it lets a screen that finds the person on
+ * another list (OFAC's record of a UN-listed person) count as finding them.
+ */
+function samePerson(a: CanonicalEntity, b: CanonicalEntity, words: number): boolean {
+  const ya = birthYears(a);
+  const yb = birthYears(b);
+  if (ya.length === 0 || yb.length === 0) return words >= 3 && a.schema === b.schema;
+  return ya.some((x) => yb.some((y) => Math.abs(x - y) <= 1));
+}
+
+/** Records grouped into persons (union-find over shared names); returns each record's group. */
+function personGroups(entities: readonly CanonicalEntity[], listedBy: ReadonlyMap<string, readonly string[]>, byId: ReadonlyMap<string, CanonicalEntity>): Map<string, string[]> {
+  const parent = new Map<string, string>();
+  const find = (id: string): string => {
+    let r = id;
+    while (parent.get(r) !== undefined && parent.get(r) !== r) r = parent.get(r)!;
+    parent.set(id, r);
+    return r;
+  };
+  for (const [k, ids] of listedBy) {
+    const words = k.split(' ').length;
+    if (words < 2 || ids.length < 2) continue;
+    for (let i = 0; i < ids.length; i++) {
+      for (let j = i + 1; j < ids.length; j++) {
+        if (samePerson(byId.get(ids[i]!)!, byId.get(ids[j]!)!, words)) parent.set(find(ids[i]!), find(ids[j]!));
+      }
+    }
+  }
+  const members = new Map<string, string[]>();
+  for (const e of entities) {
+    const r = find(e.id);
+    (members.get(r) ?? members.set(r, []).get(r)!).push(e.id);
+  }
+  const groupOf = new Map<string, string[]>();
+  for (const ids of members.values()) for (const id of ids) groupOf.set(id, ids);
+  return groupOf;
 }
 
 function tokensRelated(a: string, b: string): boolean {
@@ -108,18 +158,25 @@ export async function buildEvalSet(entities: readonly CanonicalEntity[], tables:
   for (const e of entities) {
     e.names.forEach((nm, i) => {
       const k = sortedKey(norm(nm.full));
-      if (i === 0) primaryKeys.add(k);
+      if (i === 0) primaryKeys.add(k).add(compactKey(norm(nm.full)));
       const ids = listedBy.get(k);
       if (!ids) listedBy.set(k, [e.id]);
       else if (!ids.includes(e.id)) ids.push(e.id);
     });
   }
+  const groupOf = personGroups(entities, listedBy, byId);
   const holdOut = new Set<string>();
-  /** Holds the name out of every record; returns the records it was on, the source first. */
+  /**
+   * Holds the name out of every record (in any word order, with or without its word breaks);
+   * returns the records that find the person, the source first: the records the name was on and
+   * every record of the same person on another list.
+   */
   const hold = (entityId: string, n: NormalizedName): string[] => {
     const k = sortedKey(n);
     holdOut.add(k);
-    return [entityId, ...(listedBy.get(k) ?? []).filter((id) => id !== entityId)];
+    holdOut.add(compactKey(n));
+    const ids = [...(listedBy.get(k) ?? []), ...(groupOf.get(entityId) ?? [])];
+    return [entityId, ...new Set(ids.filter((id) => id !== entityId))];
   };
 
   // UN graded aliases and original-script names.
@@ -135,7 +192,7 @@ export async function buildEvalSet(entities: readonly CanonicalEntity[], tables:
     if (!entity) continue;
     const v = norm(variant);
     // A name that is some record's primary name stays in the index (primary names are never held out).
-    if (v.tokens.length === 0 || primaryKeys.has(sortedKey(v))) continue;
+    if (v.tokens.length === 0 || primaryKeys.has(sortedKey(v)) || primaryKeys.has(compactKey(v))) continue;
     let category: string;
     if (variantKind === 'original_script') category = 'un_original_script';
     else {
@@ -155,7 +212,7 @@ export async function buildEvalSet(entities: readonly CanonicalEntity[], tables:
     const entity = byId.get(`OFAC:${entNum}`);
     if (!entity) continue; // delisted since 2021
     const v = norm(alias);
-    if (v.tokens.length === 0 || primaryKeys.has(sortedKey(v))) continue;
+    if (v.tokens.length === 0 || primaryKeys.has(sortedKey(v)) || primaryKeys.has(compactKey(v))) continue;
     const expect = hold(entity.id, v);
     const category = isSpellingVariant(v, norm(primary)) ? 'ofac_alias' : 'ofac_alias_other_name';
     cases.push({ id: `ofac-${n++}`, kind: 'positive', category, query: { name: alias, entityType: 'person' }, expect, source: primary });
@@ -256,6 +313,10 @@ export async function buildEvalSet(entities: readonly CanonicalEntity[], tables:
 
 /** The entity with the held-out names removed (the evaluation index must not contain them). */
 export function withoutHeldOut(entity: CanonicalEntity, holdOut: ReadonlySet<string>, tables: NameTables): CanonicalEntity {
-  const names = entity.names.filter((nm, i) => i === 0 || !holdOut.has(sortedKey(normalizeName(nm.full, tables))));
+  const names = entity.names.filter((nm, i) => {
+    if (i === 0) return true;
+    const n = normalizeName(nm.full, tables);
+    return !holdOut.has(sortedKey(n)) && !holdOut.has(compactKey(n));
+  });
   return names.length === entity.names.length ? entity : { ...entity, names };
 }

@@ -10,6 +10,7 @@ import { tokenPhoneticCodes } from '../text/token-keys.js';
 import { MAX_SYLLABLE, romanizationVariants } from '../text/romanization.js';
 import type { Gender, NameTables } from '../text/name-tables.js';
 import { familySuffixOf } from '../text/family-suffixes.js';
+import { oneEditApart } from '../metrics/one-edit.js';
 
 export type TokenRule = 'exact' | 'synonym' | 'spelling' | 'nickname' | 'initial' | 'phonetic' | 'transliteration' | 'fuzzy' | 'joined';
 
@@ -73,20 +74,6 @@ export interface TokenCompareOptions {
   readonly exactMatch: boolean;
   readonly phonetic: boolean;
   readonly nicknames: boolean;
-}
-
-/** Damerau distance 1 (one insertion, deletion, substitution, or adjacent transposition). */
-export function oneEditApart(a: string, b: string): boolean {
-  const la = a.length;
-  const lb = b.length;
-  if (Math.abs(la - lb) > 1 || a === b) return false;
-  let i = 0;
-  while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  if (la === lb) {
-    if (a.slice(i + 1) === b.slice(i + 1)) return true; // substitution
-    return i + 1 < la && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2); // transposition
-  }
-  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
 }
 
 const NO_MATCH: TokenMatch = Object.freeze({ similarity: 0, rule: 'fuzzy' });

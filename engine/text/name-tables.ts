@@ -48,6 +48,10 @@ export interface NameTables {
   readonly suffixTokens: ReadonlySet<string>;
   readonly phrases: ReadonlyMap<string, string>;
   readonly maxPhraseTokens: number;
+  /** Phrases that tolerate one mistyped word, by the phrase with that word left out (phraseGapKey). */
+  readonly phraseGaps: ReadonlyMap<string, readonly PhraseGap[]>;
+  /** Every word of a phrase: a window with two words outside it cannot be a phrase with one typo. */
+  readonly phraseWords: ReadonlySet<string>;
   readonly symbolTokens: ReadonlySet<string>;
   /** token -> synonym group ids */
   readonly synonymsOf: ReadonlyMap<string, readonly number[]>;
@@ -58,6 +62,40 @@ export interface NameTables {
   /** given name -> its gender, for the names clearly of one */
   readonly genderOf: ReadonlyMap<string, Gender>;
   readonly data: NameTablesData;
+}
+
+/** A phrase whose word `word` may be met mistyped (one typing error, same first letter). */
+export interface PhraseGap {
+  readonly word: string;
+  readonly canonical: string;
+}
+
+/**
+ * A phrase word may be met mistyped when it is long enough for one error to leave it
+ * recognisable, and the rest of the phrase, met exactly, is long enough not to be a name's
+ * chance neighbour ("zheng dang" is a party in pinyin, but "Zhang Dang" is a person).
+ */
+export const PHRASE_TYPO = Object.freeze({ minWordLength: 5, minExactLetters: 5 });
+
+/** The phrase key of `words` with word `gap` left out. */
+export function phraseGapKey(words: readonly string[], gap: number): string {
+  let key = '';
+  for (let k = 0; k < words.length; k++) key += (k === 0 ? '' : ' ') + (k === gap ? '?' : words[k]);
+  return key;
+}
+
+function phraseGapIndex(phrases: ReadonlyMap<string, string>): Map<string, PhraseGap[]> {
+  const gaps = new Map<string, PhraseGap[]>();
+  for (const [phrase, canonical] of phrases) {
+    const words = phrase.split(' ');
+    const letters = words.reduce((n, w) => n + w.length, 0);
+    words.forEach((word, k) => {
+      if (word.length < PHRASE_TYPO.minWordLength || letters - word.length < PHRASE_TYPO.minExactLetters) return;
+      const key = phraseGapKey(words, k);
+      (gaps.get(key) ?? gaps.set(key, []).get(key)!).push({ word, canonical });
+    });
+  }
+  return gaps;
 }
 
 function groupIndex(groups: readonly (readonly string[])[]): Map<string, number[]> {
@@ -76,7 +114,12 @@ function groupIndex(groups: readonly (readonly string[])[]): Map<string, number[
 export function nameTablesFromData(data: NameTablesData): NameTables {
   const phrases = new Map(Object.entries(data.phrases));
   let maxPhraseTokens = 1;
-  for (const key of phrases.keys()) maxPhraseTokens = Math.max(maxPhraseTokens, key.split(' ').length);
+  const phraseWords = new Set<string>();
+  for (const key of phrases.keys()) {
+    const words = key.split(' ');
+    maxPhraseTokens = Math.max(maxPhraseTokens, words.length);
+    for (const w of words) phraseWords.add(w);
+  }
   const nicknamePeers = new Map<string, Set<string>>();
   const link = (a: string, b: string): void => {
     let s = nicknamePeers.get(a);
@@ -99,6 +142,8 @@ export function nameTablesFromData(data: NameTablesData): NameTables {
     suffixTokens: new Set(data.suffixTokens),
     phrases,
     maxPhraseTokens,
+    phraseGaps: phraseGapIndex(phrases),
+    phraseWords,
     symbolTokens: new Set(data.symbolTokens),
     synonymsOf: groupIndex(data.synonymGroups),
     spellingsOf: groupIndex(data.spellingGroups),

@@ -4,10 +4,12 @@
  *
  * Steps: Unicode compatibility composition; split into words; transliterate each word to ASCII
  * (data-driven overrides first, then any-ascii); case-fold; drop punctuation; canonicalise
- * organisation legal forms and terms; drop titles and honorifics; keep token boundaries.
+ * organisation legal forms and terms (one word of a phrase may be mistyped); drop titles and
+ * honorifics; keep token boundaries.
  */
 import anyAscii from 'any-ascii';
-import type { NameTables } from './name-tables.js';
+import { PHRASE_TYPO, phraseGapKey, type NameTables } from './name-tables.js';
+import { oneEditApart } from '../metrics/one-edit.js';
 
 export interface NormalizedName {
   readonly tokens: readonly string[];
@@ -181,6 +183,25 @@ function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
   if (token) out.push({ token, abjad: false });
 }
 
+/**
+ * The phrase the n words from `start` spell with one of them mistyped ("limited liability comany",
+ * "joint stokc company"), or undefined. Only a window with at most one word outside every phrase
+ * is tried, so a person's name costs a set lookup per word.
+ */
+function mistypedPhrase(pieces: readonly Piece[], start: number, n: number, tables: NameTables): string | undefined {
+  let outside = 0;
+  for (let k = 0; k < n; k++) if (!tables.phraseWords.has(pieces[start + k]!.token) && ++outside > 1) return undefined;
+  const words = pieces.slice(start, start + n).map((p) => p.token);
+  for (let gap = 0; gap < n; gap++) {
+    const typed = words[gap]!;
+    if (typed.length < PHRASE_TYPO.minWordLength - 1) continue;
+    for (const candidate of tables.phraseGaps.get(phraseGapKey(words, gap)) ?? []) {
+      if (candidate.word.charCodeAt(0) === typed.charCodeAt(0) && oneEditApart(typed, candidate.word)) return candidate.canonical;
+    }
+  }
+  return undefined;
+}
+
 function canonicalisePhrases(pieces: Piece[], tables: NameTables): Piece[] {
   if (tables.phrases.size === 0) return pieces;
   const out: Piece[] = [];
@@ -191,7 +212,7 @@ function canonicalisePhrases(pieces: Piece[], tables: NameTables): Piece[] {
     for (let n = longest; n >= 1; n--) {
       let key = pieces[i]!.token;
       for (let k = 1; k < n; k++) key += ' ' + pieces[i + k]!.token;
-      const canonical = tables.phrases.get(key);
+      const canonical = tables.phrases.get(key) ?? (n >= 2 ? mistypedPhrase(pieces, i, n, tables) : undefined);
       if (canonical !== undefined) {
         out.push({ token: canonical, abjad: false });
         i += n;

@@ -94,6 +94,17 @@ t.test('legal-form phrases', async (t) => {
   t.same(tokens('Gazprom limited liability company'), tokens('Gazprom LLC'), 'limited liability company = llc');
 });
 
+t.test('a phrase with one mistyped word still contracts', async (t) => {
+  t.same(tokens('Militechtrade Limited Liability Comany'), ['militechtrade', 'llc'], 'a letter dropped');
+  t.same(tokens('Limited Liabilitg Company Algoritm'), ['llc', 'algoritm'], 'a letter replaced');
+  t.same(tokens('Umatex Joint-Stokc Company'), ['umatex', 'jsc'], 'two letters swapped');
+  t.same(tokens('Zheng Drug Trfaficking Organization'), ['zheng', 'cartel'], 'in a long word');
+  t.same(tokens('Jiont Stokc Company Argus'), ['jiont', 'stokc', 'company', 'argus'], 'two mistyped words are not a phrase');
+  t.same(tokens('Limited Liability Xompany'), ['limited', 'liability', 'xompany'], 'a different first letter is another word');
+  t.same(tokens('Zhang Dang'), ['zhang', 'dang'], 'a short phrase ("zheng dang") is not met with a typo: a name could be its neighbour');
+  t.same(tokens('Jiang Zhu'), ['jiang', 'zhu'], 'nor one whose exact rest is short ("jian zhu")');
+});
+
 t.test('empty and whitespace input', async (t) => {
   for (const s of ['', ' ', '\t\n ', '---', '...', '()']) {
     const n = normalizeName(s, tables);

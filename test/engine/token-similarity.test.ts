@@ -4,7 +4,8 @@
  */
 import t from 'tap';
 import fc from 'fast-check';
-import { compareTokens, oneEditApart, TOKEN_RULES, type TokenCompareOptions } from '../../engine/match/token-similarity.js';
+import { compareTokens, TOKEN_RULES, type TokenCompareOptions } from '../../engine/match/token-similarity.js';
+import { oneEditApart } from '../../engine/metrics/one-edit.js';
 import { EMPTY_NAME_TABLES_DATA, nameTablesFromData } from '../../engine/text/name-tables.js';
 import { tokenPhoneticCodes } from '../../engine/text/token-keys.js';
 import { holds, nameTokens, realNameTables } from './fixtures/helpers.js';
