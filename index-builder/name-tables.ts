@@ -91,6 +91,17 @@ const PERSON_SUFFIXES: ReadonlySet<string> = new Set(['jr', 'sr', 'esq', 'md', '
 
 const NAME_PARTICLES: ReadonlySet<string> = new Set(['bin', 'bint', 'ould', 'abu', 'abul', 'abdul', 'umm', 'von', 'van', 'saint']);
 
+/**
+ * "Abd al-" before a name starting with a sun letter is spoken, and often written, with the article
+ * assimilated: Abdur Rahman, Abdus Salam, Abdun Nur, Abd ar-Rahim. One particle, however written.
+ */
+const ASSIMILATED_ABDUL: Record<string, string[]> = {
+  abdul: [
+    ...['ar', 'as', 'ash', 'az', 'an', 'at', 'ad', 'ur', 'us', 'ush', 'uz', 'un', 'ut', 'ud', 'ul', 'el', 'er', 'es', 'en'].map((a) => `abd ${a}`),
+    ...['abdur', 'abdus', 'abdush', 'abduz', 'abdun', 'abdut', 'abdud', 'abder', 'abdes', 'abden'],
+  ],
+};
+
 export interface NameTablesBuild {
   readonly data: NameTablesData;
   readonly files: readonly SourceFileInfo[];
@@ -226,6 +237,7 @@ export async function buildNameTables(namesDir: string, evalDir: string, knowled
   addSynonyms(symbols['org_symbols'], true);
   addSynonyms(symbols['org_domains'], false);
   addSynonyms(symbols['person_symbols'], false, NAME_PARTICLES);
+  addSynonyms(ASSIMILATED_ABDUL, false);
   // A particle written in Arabic script comes with the article split off its next word
   // (عبد الرحمن -> abdul al rahman): where "abd al" contracts to "abdul", "abdul al" does too.
   for (const [phrase, canonical] of Object.entries(phrases)) {

@@ -160,11 +160,31 @@ const JOINABLE_RULES: ReadonlySet<TokenRule> = new Set(['exact', 'fuzzy']);
 
 /**
  * Cheap test before comparing a token with two tokens written together (`head` and the one after
- * it, `joinedLength` characters in all): same first letter, lengths within two characters (four
- * when the letters came from an abjad script, which leaves vowels out).
+ * it, `joinedLength` characters in all): same first letter, lengths within two characters. When
+ * the letters came from an abjad script, which leaves vowels out, lengths within four, and the
+ * first letter may be an initial vowel the script does not write (عتیق الله, "tyq allah", is
+ * Attiqullah) or ث, th, read s (ثناء الله, "thn allah", is Sanaullah).
  */
 function joinable(token: string, head: string, joinedLength: number, abjad: boolean): boolean {
-  return token.charCodeAt(0) === head.charCodeAt(0) && Math.abs(token.length - joinedLength) <= (abjad ? 4 : 2);
+  if (Math.abs(token.length - joinedLength) > (abjad ? 4 : 2)) return false;
+  if (token.charCodeAt(0) === head.charCodeAt(0)) return true;
+  if (!abjad) return false;
+  return initialVowel(token, head) || initialVowel(head, token) || thAsS(token, head) || thAsS(head, token);
+}
+
+/** `withVowel` starts with a vowel `other` leaves unwritten or writes as another vowel (Ubaid / Obaid). */
+function initialVowel(withVowel: string, other: string): boolean {
+  if (!isVowel(withVowel.charCodeAt(0))) return false;
+  const start = isVowel(other.charCodeAt(0)) ? 1 : 0;
+  return withVowel.charCodeAt(1) === other.charCodeAt(start);
+}
+
+function isVowel(code: number): boolean {
+  return code === 0x61 || code === 0x65 || code === 0x69 || code === 0x6f || code === 0x75;
+}
+
+function thAsS(th: string, s: string): boolean {
+  return s.charCodeAt(0) === 0x73 && th.startsWith('th');
 }
 
 /**

@@ -50,8 +50,17 @@ const SINGLE: ReadonlyMap<string, string> = new Map([
   ['z', 'Z'],
 ]);
 
+/**
+ * The other usual sound of two digraphs: ث (th) is s in Persian, Urdu and Turkish spellings
+ * (Sanaullah, Usman, Saqib), and ذ, ظ, ض (dh) are d in many (Dahir, Fadl, Dia).
+ */
+const SOFT_DIGRAPHS: ReadonlyMap<string, string> = new Map([...DIGRAPHS, ['th', 'S'], ['dh', 'D']]);
+
 /** Per ASCII pair (first * 128 + second) its digraph class, per ASCII letter its class. */
-const DIGRAPH_BY_CODES = new Map<number, string>([...DIGRAPHS].map(([pair, cls]) => [pair.charCodeAt(0) * 128 + pair.charCodeAt(1), cls]));
+const byCodes = (digraphs: ReadonlyMap<string, string>): Map<number, string> =>
+  new Map([...digraphs].map(([pair, cls]) => [pair.charCodeAt(0) * 128 + pair.charCodeAt(1), cls]));
+const DIGRAPH_BY_CODES = byCodes(DIGRAPHS);
+const SOFT_DIGRAPH_BY_CODES = byCodes(SOFT_DIGRAPHS);
 const SINGLE_BY_CODE: readonly (string | undefined)[] = Array.from({ length: 128 }, (_, code) => SINGLE.get(String.fromCharCode(code)));
 
 const C = 0x63;
@@ -63,19 +72,22 @@ const Y = 0x79;
  * The scorer asks for the skeletons of the same tokens and joined pairs over and over, so they are
  * kept (memo.ts).
  */
-export const consonantSkeleton: (token: string) => string = memoByString((token) => skeletonOf(token, false), 65_536);
+export const consonantSkeleton: (token: string) => string = memoByString((token) => skeletonOf(token, DIGRAPH_BY_CODES, false), 65_536);
 
 /**
- * Both readings of a token whose letters may pair with an h two ways: as one consonant written
- * with two letters (kh, sh, th, dh, zh) or as two consonants. Letter by letter, زاهد is "zhd"
- * (z, h, d: Zahid) and مظهر is "mdhhr" (m, dh, h, r: Mazhar), while the Latin "mazhar" reads
- * z, h too. The first reading pairs the digraphs, the second never pairs a consonant with a
- * following h; a token without such a pair has one reading.
+ * Every reading of a token whose letters may be read more than one way. A consonant followed by
+ * h may be one consonant written with two letters (kh, sh, th, dh, zh) or two consonants: letter
+ * by letter, زاهد is "zhd" (z, h, d: Zahid) and مظهر is "mdhhr" (m, dh, h, r: Mazhar), while the
+ * Latin "mazhar" reads z, h too. And th and dh have a second sound (SOFT_DIGRAPHS). The first
+ * reading pairs the digraphs, the second never pairs a consonant with a following h, the third
+ * gives th and dh their second sound; a token without such letters has one reading.
  */
 export const consonantSkeletons: (token: string) => readonly string[] = memoByString((token) => {
-  const paired = consonantSkeleton(token);
-  const split = skeletonOf(token, true);
-  return split === paired ? [paired] : [paired, split];
+  const readings = [consonantSkeleton(token)];
+  for (const other of [skeletonOf(token, DIGRAPH_BY_CODES, true), skeletonOf(token, SOFT_DIGRAPH_BY_CODES, false)]) {
+    if (!readings.includes(other)) readings.push(other);
+  }
+  return readings;
 }, 65_536);
 
 /** A skeleton the two tokens share in some reading, the longest; undefined when none. */
@@ -89,7 +101,7 @@ export function sharedSkeleton(a: string, b: string): string | undefined {
 
 const H = 0x68;
 
-function skeletonOf(token: string, splitH: boolean): string {
+function skeletonOf(token: string, digraphs: ReadonlyMap<number, string>, splitH: boolean): string {
   let out = '';
   let last = -1; // char code of the last class letter written
   let i = 0;
@@ -97,7 +109,7 @@ function skeletonOf(token: string, splitH: boolean): string {
   while (i < n) {
     const c = token.charCodeAt(i);
     const next = i + 1 < n ? token.charCodeAt(i + 1) : -1;
-    let cls = c < 128 && next >= 0 && next < 128 && !(splitH && next === H) ? DIGRAPH_BY_CODES.get(c * 128 + next) : undefined;
+    let cls = c < 128 && next >= 0 && next < 128 && !(splitH && next === H) ? digraphs.get(c * 128 + next) : undefined;
     if (cls !== undefined) {
       i += 2;
     } else {

@@ -61,6 +61,9 @@ const ARABIC_TWINS: Readonly<Record<string, string>> = Object.freeze({
   'ړ': 'ر',
   'ښ': 'ش',
   'ږ': 'ژ',
+  // Pashto dz and ts are romanised z and s (ځدران Zadran).
+  'ځ': 'ز',
+  'څ': 'س',
 });
 const ARABIC_TWIN_CHARS = new RegExp(`[${Object.keys(ARABIC_TWINS).join('')}]`, 'g');
 
@@ -74,6 +77,15 @@ function foldArabicScript(word: string): string {
  */
 function withoutTaMarbuta(word: string): string {
   return word.endsWith('ة') ? word.slice(0, -1) : word;
+}
+
+/**
+ * A word no table knows, letter by letter. ض is d in Arabic spellings (Fadl) and z in Persian and
+ * Urdu ones (Fazl, Zia): written "dh" like ظ and ذ, whose renderings are the same d, dh and z, the
+ * consonant skeleton reads it either way (consonant-skeleton.ts).
+ */
+function letterByLetter(word: string): string {
+  return ascii(withoutTaMarbuta(word).replace(/ض/g, 'ظ'));
 }
 
 /** Alif written with a hamza or madda: name tables may hold the word with either alif. */
@@ -165,12 +177,12 @@ function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
       const restKnown = knownLatin(rest, tables);
       if (restKnown !== undefined) out.push({ token: restKnown, abjad: true });
       else {
-        const token = ascii(withoutTaMarbuta(rest));
+        const token = letterByLetter(rest);
         if (token) out.push({ token, abjad: true });
       }
       return;
     }
-    const token = ascii(withoutTaMarbuta(bare));
+    const token = letterByLetter(bare);
     if (token) out.push({ token, abjad: true });
     return;
   }

@@ -193,6 +193,21 @@ t.test('joined tokens pair with the two tokens written apart', async (t) => {
   t.notOk(run(['rahman', 'abdul'], ['abdulrahman']).factors.some((f) => f.rule === 'joined'));
 });
 
+t.test('an abjad compound joins past an unwritten initial vowel or a th read s', async (t) => {
+  const tables = await realNameTables();
+  const cmp: TextSimilarity = (a, b, abjad) => compareTokens(a, b, abjad, DEFAULT_MATCH_OPTIONS, tables);
+  const run = (a: readonly string[], b: readonly string[], abjad: boolean): Alignment => {
+    const qa: AlignSide = { texts: a, weights: a.map(() => 5), abjad: a.map(() => abjad) };
+    return alignNames(qa, side(b, b.map(() => 5)), (i, j) => cmp(a[i]!, b[j]!, abjad), cmp);
+  };
+  const joinedOf = (a: Alignment): string | undefined => a.factors.find((f) => f.rule === 'joined')?.candidate;
+  t.equal(joinedOf(run(['tyq', 'allah'], ['attiqullah'], true)), 'attiqullah', 'عتیق الله: the initial ayn is unwritten');
+  t.equal(joinedOf(run(['thn', 'allah'], ['sanaullah'], true)), 'sanaullah', 'ثناء الله: th read s');
+  t.equal(joinedOf(run(['obyd', 'allah'], ['ubaidullah'], true)), 'ubaidullah', 'one initial vowel for another');
+  t.equal(joinedOf(run(['tyq', 'allah'], ['attiqullah'], false)), undefined, 'Latin words keep their first letter');
+  t.equal(joinedOf(run(['demir'], ['awadh', 'omar'], true)), undefined, 'a vowel then another consonant is not an unwritten vowel');
+});
+
 t.test('a join needs agreement by spelling', async (t) => {
   const oracle = new Oracle();
   oracle.set('abdulrahman', 'abdulrahmen', { similarity: 0.99, rule: 'fuzzy' });

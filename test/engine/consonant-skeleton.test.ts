@@ -1,6 +1,6 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { consonantSkeleton, vowelSkeleton } from '../../engine/metrics/consonant-skeleton.js';
+import { consonantSkeleton, consonantSkeletons, sharedSkeleton, vowelSkeleton } from '../../engine/metrics/consonant-skeleton.js';
 
 const CLASSES = /^[BDFGHJKLMNRSTZ]*$/;
 const token = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'), maxLength: 20 });
@@ -24,6 +24,15 @@ t.test('examples of the doc comment: Latin spellings and letter-by-letter romani
   t.equal(consonantSkeleton('qaddafi'), consonantSkeleton('kadafi'), 'q and k are one class');
   t.equal(consonantSkeleton('aeiouwy'), '', 'vowels and semivowels only');
   t.equal(consonantSkeleton(''), '');
+});
+
+t.test('th and dh have a second reading: s and d', async (t) => {
+  t.equal(sharedSkeleton('thqb', 'saqib'), 'SKB', 'ثاقب Saqib: th read s');
+  t.ok(consonantSkeletons('thqb').includes(consonantSkeleton('thaqib')), 'and still Thaqib');
+  t.equal(sharedSkeleton('dhhr', 'dahir'), 'DHR', 'ظاهر Dahir: dh read d');
+  t.equal(sharedSkeleton('dhhr', 'zahir'), 'ZHR', 'and still Zahir');
+  t.same(consonantSkeletons('sana'), ['SN'], 'a token without th or dh has one reading');
+  t.equal(sharedSkeleton('tabit', 'sabit'), undefined, 'a plain t is never s');
 });
 
 t.test('emits only upper-case class letters, never vowels, never the same letter twice in a row', async (t) => {

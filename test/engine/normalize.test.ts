@@ -94,6 +94,19 @@ t.test('legal-form phrases', async (t) => {
   t.same(tokens('Gazprom limited liability company'), tokens('Gazprom LLC'), 'limited liability company = llc');
 });
 
+t.test('Persian, Urdu and Pashto letters', async (t) => {
+  t.same(tokens('ځدران'), tokens('زدران'), 'Pashto dz (ځ) is z');
+  t.same(tokens('څ'), tokens('س'), 'Pashto ts (څ) is s');
+  t.same(tokens('ضيق'), tokens('ظيق'), 'ض letter by letter is written dh, like ظ');
+});
+
+t.test('an assimilated article of Abd al- is the same particle', async (t) => {
+  t.same(tokens('Abd ar-Rahman'), ['abdul', 'rahman']);
+  t.same(tokens('Abd us Salam'), ['abdul', 'salam']);
+  t.ok(tables.synonymsOf.get('abdur')?.some((g) => tables.data.synonymGroups[g]!.includes('abdul')), 'abdur is a synonym of abdul');
+  t.ok(tables.synonymsOf.get('abdus')?.some((g) => tables.data.synonymGroups[g]!.includes('abdul')), 'abdus too');
+});
+
 t.test('a phrase with one mistyped word still contracts', async (t) => {
   t.same(tokens('Militechtrade Limited Liability Comany'), ['militechtrade', 'llc'], 'a letter dropped');
   t.same(tokens('Limited Liabilitg Company Algoritm'), ['llc', 'algoritm'], 'a letter replaced');
