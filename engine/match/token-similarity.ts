@@ -157,6 +157,13 @@ function vowelLetters(token: string): number {
   return n;
 }
 
+/** One token is the other plus a final a, after a consonant: a feminine form (Paula / Paul). */
+function feminineForm(a: string, b: string): boolean {
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  if (long.length !== short.length + 1 || short.length < 4 || long.charCodeAt(long.length - 1) !== 0x61 || !long.startsWith(short)) return false;
+  return !'aeiouy'.includes(short[short.length - 1]!);
+}
+
 /** `longer` is `shorter` with vowel marks (U, I) added, none of them at its end. */
 function addsInnerVowels(shorter: string, longer: string): boolean {
   if (longer.length <= shorter.length) return false;
@@ -193,6 +200,9 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
   // A female and a male given name are two names however alike their letters (Alexandra /
   // Alexander): only a recorded spelling or nickname pairs them.
   if (qp.gender !== undefined && cp.gender !== undefined && qp.gender !== cp.gender) return best;
+  // The same holds where the lexicon knows only the masculine name and the other token is its
+  // feminine form, the name plus a (Oleksandra / Oleksandr, Martina / Martin, Karima / Karim).
+  if (!abjad && (qp.gender === 'male' || cp.gender === 'male') && feminineForm(q, c)) return best;
   // Two family names with different endings are two names (Jafari / Jafarov, Hasan / Hasanović,
   // Tkachuk / Tkachenko) unless one typing error apart (Hashim / Hashimi). Not for a word
   // romanised letter by letter from an abjad script (at most one vowel letter: تكريتي tkryty,

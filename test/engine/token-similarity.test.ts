@@ -216,6 +216,15 @@ t.test('given names of opposite gender match only by a recorded spelling or nick
   t.ok(with_('roberta', 'robertta').similarity > 0, 'a typo of a gendered name is no name of the other gender');
   const bare = nameTablesFromData(EMPTY_NAME_TABLES_DATA);
   t.ok(compareTokens('roberta', 'robert', false, DEFAULT, bare).similarity > 0, 'tables without genders (an older index) keep the letter rules');
+
+  // The lexicon knows the masculine name only: its form plus a is the feminine one.
+  const maleOnly = nameTablesFromData({ ...EMPTY_NAME_TABLES_DATA, givenNameGenders: { female: [], male: ['oleksandr', 'martin'] } });
+  const m = (a: string, b: string) => compareTokens(a, b, false, DEFAULT, maleOnly);
+  t.equal(m('oleksandra', 'oleksandr').similarity, 0, 'Oleksandra is not Oleksandr');
+  t.equal(m('martin', 'martina').similarity, 0, 'either order');
+  t.ok(m('martin', 'martine').similarity > 0, 'another ending is left to the letter rules');
+  t.ok(m('rybolovleva', 'rybolovlev').similarity > 0, 'a word the lexicon does not know (a family name) is left to them too');
+  t.ok(compareTokens('oleksandra', 'oleksandr', true, DEFAULT, maleOnly).similarity > 0, 'not for a word from an abjad script, whose final vowel is the romaniser\'s');
 });
 
 t.test('two known name parts that differ in consonants are two names', async (t) => {
