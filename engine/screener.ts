@@ -10,7 +10,7 @@ import { ENTITY_DECEASED, LIST_BY_CODE, PEP_BY_CODE, SCHEMA_BY_CODE } from './in
 import type { NameTables } from './text/name-tables.js';
 import { normalizeName } from './text/normalize.js';
 import { DEFAULT_MATCH_OPTIONS, withDefaults, type MatchOptions, type PepTier, type ScreeningContext, type Subject } from './options.js';
-import { KNOWN_TOKEN_DF, Matcher, exactKey } from './match/matcher.js';
+import { KNOWN_TOKEN_DF, Matcher, exactKey, twoKnownNames } from './match/matcher.js';
 import { alignNames, type Alignment } from './match/align.js';
 import { compareTokens } from './match/token-similarity.js';
 import { entityFactors, MAX_FACT_BONUS } from './match/entity-facts.js';
@@ -181,7 +181,7 @@ export class Screener {
     };
     const qa = side(a);
     const qb = side(b);
-    const cmp = (x: string, y: string, abjad: boolean) => compareTokens(x, y, abjad, opts, tables, this.matcher.isKnown(x) && this.matcher.isKnown(y));
+    const cmp = (x: string, y: string, abjad: boolean) => compareTokens(x, y, abjad, opts, tables, twoKnownNames(this.matcher.frequencyOf(x), this.matcher.frequencyOf(y)));
     if (opts.exactMatch && exactKey(qa.texts, tables) !== exactKey(qb.texts, tables)) {
       return { score: 0, isMatch: false, factors: [] };
     }

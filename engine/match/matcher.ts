@@ -42,6 +42,8 @@ export interface PreparedQuery {
    */
   readonly truncated: readonly boolean[];
   readonly totalWeight: number;
+  /** per query token: how many entities have it as a name part (0 when the index lacks it) */
+  readonly frequency: readonly number[];
   /** per query token: expansions sorted by descending similarity (joined-pair expansions included) */
   readonly expansions: readonly (readonly Expansion[])[];
   readonly opts: MatchOptions;
@@ -71,6 +73,20 @@ const MAX_QUERY_TOKENS = 31;
 const NO_MATCH: TokenMatch = Object.freeze({ similarity: 0, rule: 'fuzzy' });
 /** A token found as a name part of at least this many entities is a known name in its own right. */
 export const KNOWN_TOKEN_DF = 3;
+/**
+ * A known query word at least this many times rarer than the known word it resembles is read as
+ * a mistyping of it (Kham / Khan, Wever / Weber), not as another name: a typing error makes a rare
+ * string, a different name is usually about as common as the one it resembles (Maria / Marina).
+ */
+export const TYPO_RARITY = 20;
+
+/**
+ * Two words are two known names (token-similarity.ts `bothKnown`) when each is a name part of several
+ * entities and the query word is not far rarer than the listed one.
+ */
+export function twoKnownNames(queryFrequency: number, candidateFrequency: number): boolean {
+  return queryFrequency >= KNOWN_TOKEN_DF && candidateFrequency >= KNOWN_TOKEN_DF && queryFrequency * TYPO_RARITY > candidateFrequency;
+}
 
 /**
  * Least share of the query weight a name must cover to possibly score `target` (align.ts): with a
@@ -185,15 +201,15 @@ export class Matcher {
     return p;
   }
 
-  private compare(qp: TokenProfile, qAbjad: boolean, qKnown: boolean, tokenId: number, opts: TokenCompareOptions): TokenMatch {
+  private compare(qp: TokenProfile, qAbjad: boolean, qFrequency: number, tokenId: number, opts: TokenCompareOptions): TokenMatch {
     const abjad = qAbjad || (this.index.tokens.flags[tokenId]! & TOKEN_ABJAD) !== 0;
-    const bothKnown = qKnown && this.index.tokens.df[tokenId]! >= KNOWN_TOKEN_DF;
-    return compareProfiles(qp, this.profile(tokenId), abjad, opts, bothKnown);
+    return compareProfiles(qp, this.profile(tokenId), abjad, opts, twoKnownNames(qFrequency, this.index.tokens.df[tokenId]!));
   }
 
-  isKnown(text: string): boolean {
+  /** How many entities have `text` as a name part: 0 when the index lacks it. */
+  frequencyOf(text: string): number {
     const id = this.tokenIdOf(text);
-    return id !== undefined && this.index.tokens.df[id]! >= KNOWN_TOKEN_DF;
+    return id === undefined ? 0 : this.index.tokens.df[id]!;
   }
 
   private trigramNeighbours(q: string, floor: number, out: Set<number>): void {
@@ -261,10 +277,10 @@ export class Matcher {
       }
     }
     let out: Expansion[] = [];
-    const known = exact !== undefined && this.index.tokens.df[exact]! >= KNOWN_TOKEN_DF;
+    const frequency = exact !== undefined ? this.index.tokens.df[exact]! : 0;
     const qp = exact !== undefined ? this.profile(exact) : tokenProfile(q, this.tables);
     for (const id of ids) {
-      const m = this.compare(qp, abjad, known, id, opts);
+      const m = this.compare(qp, abjad, frequency, id, opts);
       if (m.similarity > 0) out.push({ tokenId: id, similarity: m.similarity, rule: m.rule });
     }
     out.sort((a, b) => b.similarity - a.similarity || a.tokenId - b.tokenId);
@@ -308,6 +324,7 @@ export class Matcher {
     const expansions: Expansion[][] = [];
     const weights: number[] = [];
     const known: boolean[] = [];
+    const frequency: number[] = [];
     const truncated: boolean[] = [];
     texts.forEach((text, i) => {
       let list = this.expand(text, abjad[i]!, opts);
@@ -315,7 +332,8 @@ export class Matcher {
       if (list.length > MAX_EXPANSIONS) list = list.slice(0, MAX_EXPANSIONS);
       for (const e of list) memo.set(e.tokenId * 32 + i, e);
       const exactId = list[0]?.rule === 'exact' ? list[0].tokenId : undefined;
-      known.push(exactId !== undefined && this.index.tokens.df[exactId]! >= KNOWN_TOKEN_DF);
+      frequency.push(exactId !== undefined ? this.index.tokens.df[exactId]! : 0);
+      known.push(frequency[i]! >= KNOWN_TOKEN_DF);
       const best = list[0];
       // An unknown token is weighed as the rarest; a near-spelling of a known token as that token.
       weights.push(
@@ -345,7 +363,7 @@ export class Matcher {
     }
     let totalWeight = 0;
     for (const w of weights) totalWeight += w;
-    return { side: { texts, weights, abjad, known }, truncated, totalWeight, expansions, opts, memo };
+    return { side: { texts, weights, abjad, known }, truncated, totalWeight, frequency, expansions, opts, memo };
   }
 
   /**
@@ -526,7 +544,7 @@ export class Matcher {
         if (m === undefined) {
           // Expansions hold every dictionary token similar to the query token (retrieval and
           // scoring use the same keys); only a cut list needs a direct comparison.
-          m = query.truncated[i] ? this.compare(tokenProfile(qTexts[i]!, this.tables), qAbjad[i]!, query.side.known?.[i] ?? false, tokenId, opts) : NO_MATCH;
+          m = query.truncated[i] ? this.compare(tokenProfile(qTexts[i]!, this.tables), qAbjad[i]!, query.frequency[i]!, tokenId, opts) : NO_MATCH;
           memo.set(key, m.similarity > 0 ? m : NO_MATCH);
         }
         return m;
