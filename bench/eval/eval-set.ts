@@ -31,6 +31,7 @@ import { jaroWinkler } from '../../engine/metrics/jaro-winkler.js';
 import { tokenPhoneticCodes } from '../../engine/text/token-keys.js';
 import { readSourceFile } from '../../index-builder/source-file.js';
 import { Prng } from './prng.js';
+import { fnv1a } from '../../engine/metrics/fnv1a.js';
 import { alternative, dropMiddle, joinSplit, noise, reorder, typo, typo2, VARIANT_KINDS, type VariantKind } from './variants.js';
 
 export interface EvalCase {
@@ -58,8 +59,19 @@ export const EVAL_SEED = 20261121;
 /** Sizes per category: large enough for a stable rate, small enough to run in CI in seconds. */
 export const EVAL_SIZES = Object.freeze({ ofacAlias: 1500, generatedPerList: { UN: 500, OFAC: 1200, UK: 600, EU: 300, KNOWLEDGEBASE: 1200 }, negatives: 5000 });
 
-function key(n: NormalizedName): string {
-  return n.tokens.join(' ');
+/**
+ * A name's letters and digits, case and marks folded, words in order: a generated variant that
+ * keeps this is not a variant. Deliberately not the engine's normaliser, so that a rule that
+ * normalises a variant to the listed name keeps the case (and counts it found) instead of swapping
+ * it for another one.
+ */
+function plainKey(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }
 
 function sortedKey(n: NormalizedName): string {
@@ -148,7 +160,10 @@ async function readCsvObjects(file: string): Promise<Record<string, string>[]> {
 }
 
 export async function buildEvalSet(entities: readonly CanonicalEntity[], tables: NameTables, dataDir: string): Promise<EvalSet> {
-  const rng = new Prng(EVAL_SEED);
+  // One random stream per part of the set, and one per entity for its generated variant: a change
+  // that makes one variant unusable must not reshuffle every case drawn after it, or two runs
+  // would compare different sets.
+  const streamOf = (part: string): Prng => new Prng(fnv1a(`${EVAL_SEED}:${part}`));
   const byId = new Map(entities.map((e) => [e.id, e]));
   const cases: EvalCase[] = [];
   const norm = (s: string): NormalizedName => normalizeName(s, tables);
@@ -204,7 +219,7 @@ export async function buildEvalSet(entities: readonly CanonicalEntity[], tables:
   }
 
   // OFAC aliases of individuals.
-  const ofac = rng.shuffle(await readTsv(path.join(dataDir, 'eval', 'ofac_sdn_individual_alias_pairs.tsv.gz')));
+  const ofac = streamOf('ofac').shuffle(await readTsv(path.join(dataDir, 'eval', 'ofac_sdn_individual_alias_pairs.tsv.gz')));
   n = 0;
   for (const [entNum, primary, , , alias] of ofac) {
     if (n >= EVAL_SIZES.ofacAlias) break;
@@ -221,28 +236,30 @@ export async function buildEvalSet(entities: readonly CanonicalEntity[], tables:
   // Generated variants of primary names, per list.
   const nicknamesOf = (w: string): string[] => [...(tables.nicknamePeers.get(w) ?? [])].sort();
   const spellingsOf = (w: string): string[] => [...new Set((tables.spellingsOf.get(w) ?? []).flatMap((g) => tables.data.spellingGroups[g]!))].sort();
-  const generators: Record<VariantKind, (name: string) => string | undefined> = {
-    typo: (s) => typo(s, rng),
-    typo2: (s) => typo2(s, rng),
+  const generators: Record<VariantKind, (name: string, rng: Prng) => string | undefined> = {
+    typo: (s, rng) => typo(s, rng),
+    typo2: (s, rng) => typo2(s, rng),
     reorder: (s) => reorder(s),
-    drop_middle: (s) => dropMiddle(s, rng),
-    nickname: (s) => alternative(s, nicknamesOf, rng, false),
-    spelling: (s) => alternative(s, spellingsOf, rng, true),
-    join_split: (s) => joinSplit(s, rng),
-    noise: (s) => noise(s, rng),
+    drop_middle: (s, rng) => dropMiddle(s, rng),
+    nickname: (s, rng) => alternative(s, nicknamesOf, rng, false),
+    spelling: (s, rng) => alternative(s, spellingsOf, rng, true),
+    join_split: (s, rng) => joinSplit(s, rng),
+    noise: (s, rng) => noise(s, rng),
   };
   n = 0;
+  const pools = streamOf('generated');
   for (const [list, size] of Object.entries(EVAL_SIZES.generatedPerList) as [ListCode, number][]) {
-    const pool = rng.shuffle(entities.filter((e) => e.list === list && e.names[0] && /\p{Script=Latin}/u.test(e.names[0].full)));
+    const pool = pools.shuffle(entities.filter((e) => e.list === list && e.names[0] && /\p{Script=Latin}/u.test(e.names[0].full)));
     let made = 0;
     for (const entity of pool) {
       if (made >= size) break;
       const primary = entity.names[0]!.full;
+      const rng = streamOf(entity.id);
       const kinds = rng.shuffle([...VARIANT_KINDS]);
       for (const kind of kinds) {
         if ((kind === 'drop_middle' || kind === 'nickname') && entity.schema !== 'person') continue;
-        const variant = generators[kind](primary);
-        if (!variant || key(norm(variant)) === key(norm(primary))) continue;
+        const variant = generators[kind](primary, rng);
+        if (!variant || plainKey(variant) === plainKey(primary)) continue;
         cases.push({
           id: `gen-${n++}`,
           kind: 'positive',
@@ -299,6 +316,7 @@ export async function buildEvalSet(entities: readonly CanonicalEntity[], tables:
   const seen = new Set<string>();
   let attempts = 0;
   n = 0;
+  const rng = streamOf('negatives');
   while (n < EVAL_SIZES.negatives && attempts++ < EVAL_SIZES.negatives * 20) {
     const c = rng.pick(countries);
     const name = `${rng.pick(given.get(c)!)} ${rng.pick(family.get(c)!)}`;

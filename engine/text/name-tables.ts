@@ -48,9 +48,9 @@ export interface NameTables {
   readonly suffixTokens: ReadonlySet<string>;
   readonly phrases: ReadonlyMap<string, string>;
   readonly maxPhraseTokens: number;
-  /** Phrases that tolerate one mistyped word, by the phrase with that word left out (phraseGapKey). */
-  readonly phraseGaps: ReadonlyMap<string, readonly PhraseGap[]>;
-  /** Every word of a phrase: a window with two words outside it cannot be a phrase with one typo. */
+  /** Phrases that tolerate mistyped words, by their words' first letters (phraseInitials). */
+  readonly typoPhrases: ReadonlyMap<string, readonly TypoPhrase[]>;
+  /** Every word of a phrase: a window with none of them met exactly cannot be a mistyped phrase. */
   readonly phraseWords: ReadonlySet<string>;
   readonly symbolTokens: ReadonlySet<string>;
   /** token -> synonym group ids */
@@ -64,38 +64,35 @@ export interface NameTables {
   readonly data: NameTablesData;
 }
 
-/** A phrase whose word `word` may be met mistyped (one typing error, same first letter). */
-export interface PhraseGap {
-  readonly word: string;
+/** A phrase of two or more words, met with some of them mistyped (one typing error each). */
+export interface TypoPhrase {
+  readonly words: readonly string[];
   readonly canonical: string;
 }
 
 /**
  * A phrase word may be met mistyped when it is long enough for one error to leave it
- * recognisable, and the rest of the phrase, met exactly, is long enough not to be a name's
- * chance neighbour ("zheng dang" is a party in pinyin, but "Zhang Dang" is a person).
+ * recognisable, and the words met exactly are long enough together not to be a name's chance
+ * neighbour ("zheng dang" is a party in pinyin, but "Zhang Dang" is a person).
  */
 export const PHRASE_TYPO = Object.freeze({ minWordLength: 5, minExactLetters: 5 });
 
-/** The phrase key of `words` with word `gap` left out. */
-export function phraseGapKey(words: readonly string[], gap: number): string {
+/** The first letters of `words`: typing errors spare the first letter, so they find the phrase. */
+export function phraseInitials(words: readonly string[]): string {
   let key = '';
-  for (let k = 0; k < words.length; k++) key += (k === 0 ? '' : ' ') + (k === gap ? '?' : words[k]);
+  for (const w of words) key += w[0] ?? '';
   return key;
 }
 
-function phraseGapIndex(phrases: ReadonlyMap<string, string>): Map<string, PhraseGap[]> {
-  const gaps = new Map<string, PhraseGap[]>();
+function typoPhraseIndex(phrases: ReadonlyMap<string, string>): Map<string, TypoPhrase[]> {
+  const index = new Map<string, TypoPhrase[]>();
   for (const [phrase, canonical] of phrases) {
     const words = phrase.split(' ');
-    const letters = words.reduce((n, w) => n + w.length, 0);
-    words.forEach((word, k) => {
-      if (word.length < PHRASE_TYPO.minWordLength || letters - word.length < PHRASE_TYPO.minExactLetters) return;
-      const key = phraseGapKey(words, k);
-      (gaps.get(key) ?? gaps.set(key, []).get(key)!).push({ word, canonical });
-    });
+    if (words.length < 2 || !words.some((w) => w.length >= PHRASE_TYPO.minWordLength)) continue;
+    const key = phraseInitials(words);
+    (index.get(key) ?? index.set(key, []).get(key)!).push({ words, canonical });
   }
-  return gaps;
+  return index;
 }
 
 function groupIndex(groups: readonly (readonly string[])[]): Map<string, number[]> {
@@ -142,7 +139,7 @@ export function nameTablesFromData(data: NameTablesData): NameTables {
     suffixTokens: new Set(data.suffixTokens),
     phrases,
     maxPhraseTokens,
-    phraseGaps: phraseGapIndex(phrases),
+    typoPhrases: typoPhraseIndex(phrases),
     phraseWords,
     symbolTokens: new Set(data.symbolTokens),
     synonymsOf: groupIndex(data.synonymGroups),

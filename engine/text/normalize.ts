@@ -8,7 +8,7 @@
  * honorifics; keep token boundaries.
  */
 import anyAscii from 'any-ascii';
-import { PHRASE_TYPO, phraseGapKey, type NameTables } from './name-tables.js';
+import { PHRASE_TYPO, phraseInitials, type NameTables } from './name-tables.js';
 import { oneEditApart } from '../metrics/one-edit.js';
 
 export interface NormalizedName {
@@ -196,26 +196,58 @@ function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
 }
 
 /**
- * The phrase the n words from `start` spell with one of them mistyped ("limited liability comany",
- * "joint stokc company"), or undefined. Only a window with at most one word outside every phrase
- * is tried, so a person's name costs a set lookup per word.
+ * The phrase the n words from `start` spell with some of them mistyped ("limited liability comany",
+ * "joint stokc compayn"), or undefined: each mistyped word one typing error from the phrase's word
+ * (at least PHRASE_TYPO.minWordLength letters, same first letter), and the words met exactly at
+ * least PHRASE_TYPO.minExactLetters letters together. Only a window with a phrase word met exactly
+ * is looked up, so a person's name costs a set lookup per word.
  */
 function mistypedPhrase(pieces: readonly Piece[], start: number, n: number, tables: NameTables): string | undefined {
-  let outside = 0;
-  for (let k = 0; k < n; k++) if (!tables.phraseWords.has(pieces[start + k]!.token) && ++outside > 1) return undefined;
   const words = pieces.slice(start, start + n).map((p) => p.token);
-  for (let gap = 0; gap < n; gap++) {
-    const typed = words[gap]!;
-    if (typed.length < PHRASE_TYPO.minWordLength - 1) continue;
-    for (const candidate of tables.phraseGaps.get(phraseGapKey(words, gap)) ?? []) {
-      if (candidate.word.charCodeAt(0) === typed.charCodeAt(0) && oneEditApart(typed, candidate.word)) return candidate.canonical;
+  if (!words.some((w) => tables.phraseWords.has(w))) return undefined;
+  for (const phrase of tables.typoPhrases.get(phraseInitials(words)) ?? []) {
+    if (phrase.words.length !== n) continue;
+    let exactLetters = 0;
+    let mistyped = 0;
+    for (let k = 0; k < n; k++) {
+      const typed = words[k]!;
+      const word = phrase.words[k]!;
+      if (typed === word) exactLetters += word.length;
+      else if (word.length >= PHRASE_TYPO.minWordLength && typed.length >= PHRASE_TYPO.minWordLength - 1 && oneEditApart(typed, word)) mistyped++;
+      else {
+        mistyped = -1;
+        break;
+      }
     }
+    if (mistyped > 0 && exactLetters >= PHRASE_TYPO.minExactLetters) return phrase.canonical;
   }
   return undefined;
 }
 
+const ROTATED_PHRASE_MIN_WORD = 4;
+
+/**
+ * A name written with its last word first ("Company Onefactor Limited Liability", "Exchange,
+ * Baghdad Stock": an inverted or rotated list entry) splits the phrase that word ends. When the
+ * name's tail followed by its first word is a phrase of words of four letters or more (no
+ * particle such as "al" or "bin"), the phrase is put back at the end, as its contraction.
+ */
+function rotatedPhrase(pieces: Piece[], tables: NameTables): Piece[] {
+  if (pieces.length < 3) return pieces;
+  const head = pieces[0]!.token;
+  if (head.length < ROTATED_PHRASE_MIN_WORD || !tables.phraseWords.has(head)) return pieces;
+  for (let n = Math.min(tables.maxPhraseTokens - 1, pieces.length - 2); n >= 1; n--) {
+    const tail = pieces.slice(pieces.length - n).map((p) => p.token);
+    if (tail.some((w) => w.length < ROTATED_PHRASE_MIN_WORD)) continue;
+    const canonical = tables.phrases.get(`${tail.join(' ')} ${head}`);
+    if (canonical !== undefined) return [...pieces.slice(1, pieces.length - n), { token: canonical, abjad: false }];
+  }
+  return pieces;
+}
+
 function canonicalisePhrases(pieces: Piece[], tables: NameTables): Piece[] {
   if (tables.phrases.size === 0) return pieces;
+  pieces = rotatedPhrase(pieces, tables);
   const out: Piece[] = [];
   let i = 0;
   while (i < pieces.length) {

@@ -107,15 +107,25 @@ t.test('an assimilated article of Abd al- is the same particle', async (t) => {
   t.ok(tables.synonymsOf.get('abdus')?.some((g) => tables.data.synonymGroups[g]!.includes('abdul')), 'abdus too');
 });
 
-t.test('a phrase with one mistyped word still contracts', async (t) => {
+t.test('a phrase with mistyped words still contracts', async (t) => {
   t.same(tokens('Militechtrade Limited Liability Comany'), ['militechtrade', 'llc'], 'a letter dropped');
   t.same(tokens('Limited Liabilitg Company Algoritm'), ['llc', 'algoritm'], 'a letter replaced');
   t.same(tokens('Umatex Joint-Stokc Company'), ['umatex', 'jsc'], 'two letters swapped');
   t.same(tokens('Zheng Drug Trfaficking Organization'), ['zheng', 'cartel'], 'in a long word');
-  t.same(tokens('Jiont Stokc Company Argus'), ['jiont', 'stokc', 'company', 'argus'], 'two mistyped words are not a phrase');
+  t.same(tokens('Jiont Stokc Company Argus'), ['jsc', 'argus'], 'two mistyped words, one met exactly');
+  t.same(tokens('Limiter Liability Compay Polyus'), ['llc', 'polyus'], 'every word but one mistyped');
+  t.same(tokens('Jiont Stokc Compnay Argus'), ['jiont', 'stokc', 'compnay', 'argus'], 'no word met exactly: not a phrase');
   t.same(tokens('Limited Liability Xompany'), ['limited', 'liability', 'xompany'], 'a different first letter is another word');
   t.same(tokens('Zhang Dang'), ['zhang', 'dang'], 'a short phrase ("zheng dang") is not met with a typo: a name could be its neighbour');
   t.same(tokens('Jiang Zhu'), ['jiang', 'zhu'], 'nor one whose exact rest is short ("jian zhu")');
+});
+
+t.test('a phrase split by a rotated or inverted name is put back', async (t) => {
+  t.same(tokens('Company Onefactor Limited Liability'), ['onefactor', 'llc'], 'last word moved to the front');
+  t.same(tokens('Company, Magneton Joint Stock'), ['magneton', 'jsc'], 'inverted with a comma');
+  t.same(tokens('Exchange Baghdad Stock'), tokens('Baghdad Stock Exchange'));
+  t.same(tokens('Company Magneton'), ['company', 'magneton'], 'no phrase split: nothing moves');
+  t.same(tokens('Abd Rahman Al'), ['abd', 'rahman', 'al'], 'particles are not put back ("al abd")');
 });
 
 t.test('empty and whitespace input', async (t) => {
