@@ -50,6 +50,13 @@ export interface NameTables {
   readonly maxPhraseTokens: number;
   /** Phrases that tolerate mistyped words, by their words' first letters (phraseInitials). */
   readonly typoPhrases: ReadonlyMap<string, readonly TypoPhrase[]>;
+  /**
+   * Phrases whose last word may be met glued to the next word ("limited liability companyvmk",
+   * "abd alghafur"), by the phrase's other words; and phrases whose first word may be met glued to
+   * the word before ("floresdrug trafficking organization"), by the phrase's other words.
+   */
+  readonly gluedAfter: ReadonlyMap<string, readonly GluedPhrase[]>;
+  readonly gluedBefore: ReadonlyMap<string, readonly GluedPhrase[]>;
   /** Every word of a phrase: a window with none of them met exactly cannot be a mistyped phrase. */
   readonly phraseWords: ReadonlySet<string>;
   readonly symbolTokens: ReadonlySet<string>;
@@ -82,6 +89,35 @@ export function phraseInitials(words: readonly string[]): string {
   let key = '';
   for (const w of words) key += w[0] ?? '';
   return key;
+}
+
+/** A phrase with one end word (`glued`) met written together with the neighbouring word. */
+export interface GluedPhrase {
+  readonly glued: string;
+  readonly canonical: string;
+}
+
+/**
+ * Which end words may be met glued: words of four letters or more (company, stock, drug), which
+ * a name rarely begins or ends with by chance, and the Arabic article al / el, which is written
+ * both ways ("Abd al-Ghafur", "Abd Alghafur"). Shorter words (pinyin syllables, der, ur) are not:
+ * "Van Derbyshire" is not "van der" + "byshire". The rest of the glued word keeps at least
+ * `minRest` letters.
+ */
+export const GLUED_PHRASE = Object.freeze({ minWord: 4, articles: ['al', 'el'] as readonly string[], minRest: 3 });
+
+function gluedPhraseIndex(phrases: ReadonlyMap<string, string>, end: 'last' | 'first'): Map<string, GluedPhrase[]> {
+  const index = new Map<string, GluedPhrase[]>();
+  for (const [phrase, canonical] of phrases) {
+    const words = phrase.split(' ');
+    if (words.length < 2) continue;
+    const glued = end === 'last' ? words[words.length - 1]! : words[0]!;
+    const gluable = glued.length >= GLUED_PHRASE.minWord || (end === 'last' && GLUED_PHRASE.articles.includes(glued));
+    if (!gluable) continue;
+    const key = (end === 'last' ? words.slice(0, -1) : words.slice(1)).join(' ');
+    (index.get(key) ?? index.set(key, []).get(key)!).push({ glued, canonical });
+  }
+  return index;
 }
 
 function typoPhraseIndex(phrases: ReadonlyMap<string, string>): Map<string, TypoPhrase[]> {
@@ -140,6 +176,8 @@ export function nameTablesFromData(data: NameTablesData): NameTables {
     phrases,
     maxPhraseTokens,
     typoPhrases: typoPhraseIndex(phrases),
+    gluedAfter: gluedPhraseIndex(phrases, 'last'),
+    gluedBefore: gluedPhraseIndex(phrases, 'first'),
     phraseWords,
     symbolTokens: new Set(data.symbolTokens),
     synonymsOf: groupIndex(data.synonymGroups),

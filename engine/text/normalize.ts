@@ -8,7 +8,7 @@
  * honorifics; keep token boundaries.
  */
 import anyAscii from 'any-ascii';
-import { PHRASE_TYPO, phraseInitials, type NameTables } from './name-tables.js';
+import { GLUED_PHRASE, PHRASE_TYPO, phraseInitials, type NameTables } from './name-tables.js';
 import { oneEditApart } from '../metrics/one-edit.js';
 
 export interface NormalizedName {
@@ -245,6 +245,39 @@ function rotatedPhrase(pieces: Piece[], tables: NameTables): Piece[] {
   return pieces;
 }
 
+function isWordOfItsOwn(word: string, tables: NameTables): boolean {
+  return tables.phraseWords.has(word) || tables.synonymsOf.has(word) || tables.spellingsOf.has(word) || tables.nicknamePeers.has(word) || tables.genderOf.has(word);
+}
+
+/**
+ * A phrase whose end word is written together with its neighbour, from `start`: "limited
+ * liability companyvmk" (the last word glued to the next), "floresdrug trafficking organization"
+ * (the first word glued to the one before). Returns the pieces to emit (the phrase's contraction
+ * and the neighbour's own letters) and how many input pieces they replace.
+ */
+function gluedPhrase(pieces: readonly Piece[], start: number, tables: NameTables): { pieces: Piece[]; consumed: number } | undefined {
+  // A word the tables know whole is not two words glued (Allah, Albert, Elena).
+  const longest = Math.min(tables.maxPhraseTokens - 1, pieces.length - start - 1);
+  for (let n = longest; n >= 1; n--) {
+    const words = pieces.slice(start, start + n).map((p) => p.token);
+    const next = pieces[start + n]!;
+    for (const g of tables.gluedAfter.get(words.join(' ')) ?? []) {
+      if (next.token.length - g.glued.length >= GLUED_PHRASE.minRest && next.token.startsWith(g.glued) && !isWordOfItsOwn(next.token, tables)) {
+        return { pieces: [{ token: g.canonical, abjad: false }, { token: next.token.slice(g.glued.length), abjad: next.abjad }], consumed: n + 1 };
+      }
+    }
+    const first = pieces[start]!;
+    const rest = pieces.slice(start + 1, start + 1 + n).map((p) => p.token);
+    if (rest.length < n) continue;
+    for (const g of tables.gluedBefore.get(rest.join(' ')) ?? []) {
+      if (first.token.length - g.glued.length >= GLUED_PHRASE.minRest && first.token.endsWith(g.glued) && !isWordOfItsOwn(first.token, tables)) {
+        return { pieces: [{ token: first.token.slice(0, -g.glued.length), abjad: first.abjad }, { token: g.canonical, abjad: false }], consumed: n + 1 };
+      }
+    }
+  }
+  return undefined;
+}
+
 function canonicalisePhrases(pieces: Piece[], tables: NameTables): Piece[] {
   if (tables.phrases.size === 0) return pieces;
   pieces = rotatedPhrase(pieces, tables);
@@ -265,6 +298,12 @@ function canonicalisePhrases(pieces: Piece[], tables: NameTables): Piece[] {
       }
     }
     if (!matched) {
+      const glued = gluedPhrase(pieces, i, tables);
+      if (glued) {
+        out.push(...glued.pieces);
+        i += glued.consumed;
+        continue;
+      }
       out.push(pieces[i]!);
       i++;
     }

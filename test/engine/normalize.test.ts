@@ -128,6 +128,16 @@ t.test('a phrase split by a rotated or inverted name is put back', async (t) => 
   t.same(tokens('Abd Rahman Al'), ['abd', 'rahman', 'al'], 'particles are not put back ("al abd")');
 });
 
+t.test('a phrase word written together with its neighbour', async (t) => {
+  t.same(tokens('Limited Liability Companyvmk'), ['llc', 'vmk'], 'the last word glued to the next');
+  t.same(tokens('Floresdrug Trafficking Organization'), tokens('Flores Drug Trafficking Organization'), 'the first word glued to the one before');
+  t.same(tokens('Sundus Abd Alghafur'), tokens('Sundus Abd al-Ghafur'), 'the article glued to the name');
+  t.same(tokens('Abd Allah Azzam'), ['abd', 'allah', 'azzam'], 'a word the tables know whole stays whole');
+  t.same(tokens('Abu Albert'), ['abu', 'albert']);
+  t.same(tokens('Van Derbyshire'), ['van', 'derbyshire'], 'short phrase words (van der) are not split off');
+  t.same(tokens('Limited Liability Companyab'), ['limited', 'liability', 'companyab'], 'too little left to be a word');
+});
+
 t.test('empty and whitespace input', async (t) => {
   for (const s of ['', ' ', '\t\n ', '---', '...', '()']) {
     const n = normalizeName(s, tables);
