@@ -16,6 +16,7 @@ import { nameTablesFromData } from '../engine/text/name-tables.js';
 import type { CountryResolver } from '../engine/countries.js';
 import { buildIndexData } from './build-index-data.js';
 import { buildNameTables, type NameTablesBuild } from './name-tables.js';
+import { learnAliasSpellings } from './alias-spellings.js';
 import { loadCountryResolver } from './country-resolver.js';
 import type { ParsedList } from './parsed-list.js';
 import { acquireBuildLock, publishVersion, stagingDir } from './publish.js';
@@ -155,7 +156,13 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildReport> {
     const leaders = parsed.flatMap((p) => p.leaders ?? []);
 
     const t1 = Date.now();
-    const tables = nameTablesFromData(tablesBuild.data);
+    // The lists' aliases teach spellings, from the entities as indexed (the evaluation's held-out
+    // aliases are already gone): the tables stored in the index are the read ones plus these.
+    const readTables = nameTablesFromData(tablesBuild.data);
+    const aliasSpellings = learnAliasSpellings(entities, readTables);
+    const tablesData = { ...tablesBuild.data, spellingGroups: [...tablesBuild.data.spellingGroups, ...aliasSpellings] };
+    const tables = nameTablesFromData(tablesData);
+    log(`learnt ${aliasSpellings.length} spelling pairs from the lists' aliases`);
     const { data, stats } = buildIndexData(entities, tables);
     const indexMillis = Date.now() - t1;
     log(`indexed ${stats.names} names, ${stats.tokens} tokens in ${indexMillis} ms`);
@@ -185,7 +192,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildReport> {
 
     const t2 = Date.now();
     staging = stagingDir(opts.indexRoot, version);
-    await writeIndex(staging, { meta, data, entities, tables: tablesBuild.data, leaders });
+    await writeIndex(staging, { meta, data, entities, tables: tablesData, leaders });
     const bytesOnDisk = dirBytes(staging);
     const dir = publishVersion(opts.indexRoot, staging, version);
     staging = undefined;
