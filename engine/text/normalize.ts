@@ -224,27 +224,30 @@ function mistypedPhrase(pieces: readonly Piece[], start: number, n: number, tabl
   return undefined;
 }
 
-const ROTATED_PHRASE_MIN_WORD = 4;
-
 /**
  * A name written with its last word first ("Company Onefactor Limited Liability", "Exchange,
  * Baghdad Stock": an inverted or rotated list entry) splits the phrase that word ends. When the
  * name's tail followed by its first word is a phrase of words of four letters or more (no
- * particle such as "al" or "bin"), the phrase is put back at the end, as its contraction.
+ * particle such as "al" or "bin": the length GLUED_PHRASE allows to be split off), the phrase is
+ * put back at the end, as its contraction.
  */
 function rotatedPhrase(pieces: Piece[], tables: NameTables): Piece[] {
-  if (pieces.length < 3) return pieces;
-  const head = pieces[0]!.token;
-  if (head.length < ROTATED_PHRASE_MIN_WORD || !tables.phraseWords.has(head)) return pieces;
-  for (let n = Math.min(tables.maxPhraseTokens - 1, pieces.length - 2); n >= 1; n--) {
+  // The first word after the titles (which are dropped later): the name as it will be read.
+  let start = 0;
+  while (start < pieces.length - 1 && tables.prefixTokens.has(pieces[start]!.token)) start++;
+  if (pieces.length - start < 3) return pieces;
+  const head = pieces[start]!.token;
+  if (head.length < GLUED_PHRASE.minWord || !tables.phraseWords.has(head)) return pieces;
+  for (let n = Math.min(tables.maxPhraseTokens - 1, pieces.length - start - 2); n >= 1; n--) {
     const tail = pieces.slice(pieces.length - n).map((p) => p.token);
-    if (tail.some((w) => w.length < ROTATED_PHRASE_MIN_WORD)) continue;
+    if (tail.some((w) => w.length < GLUED_PHRASE.minWord)) continue;
     const canonical = tables.phrases.get(`${tail.join(' ')} ${head}`);
-    if (canonical !== undefined) return [...pieces.slice(1, pieces.length - n), { token: canonical, abjad: false }];
+    if (canonical !== undefined) return [...pieces.slice(0, start), ...pieces.slice(start + 1, pieces.length - n), { token: canonical, abjad: false }];
   }
   return pieces;
 }
 
+/** A word the tables know whole is not two words glued (Allah, Albert, Elena). */
 function isWordOfItsOwn(word: string, tables: NameTables): boolean {
   return tables.phraseWords.has(word) || tables.synonymsOf.has(word) || tables.spellingsOf.has(word) || tables.nicknamePeers.has(word) || tables.genderOf.has(word);
 }
@@ -256,7 +259,7 @@ function isWordOfItsOwn(word: string, tables: NameTables): boolean {
  * and the neighbour's own letters) and how many input pieces they replace.
  */
 function gluedPhrase(pieces: readonly Piece[], start: number, tables: NameTables): { pieces: Piece[]; consumed: number } | undefined {
-  // A word the tables know whole is not two words glued (Allah, Albert, Elena).
+  const first = pieces[start]!;
   const longest = Math.min(tables.maxPhraseTokens - 1, pieces.length - start - 1);
   for (let n = longest; n >= 1; n--) {
     const words = pieces.slice(start, start + n).map((p) => p.token);
@@ -266,7 +269,6 @@ function gluedPhrase(pieces: readonly Piece[], start: number, tables: NameTables
         return { pieces: [{ token: g.canonical, abjad: false }, { token: next.token.slice(g.glued.length), abjad: next.abjad }], consumed: n + 1 };
       }
     }
-    const first = pieces[start]!;
     const rest = pieces.slice(start + 1, start + 1 + n).map((p) => p.token);
     if (rest.length < n) continue;
     for (const g of tables.gluedBefore.get(rest.join(' ')) ?? []) {
@@ -278,8 +280,21 @@ function gluedPhrase(pieces: readonly Piece[], start: number, tables: NameTables
   return undefined;
 }
 
+/**
+ * Contracts phrases until none is left: a contraction can make a phrase with the next word
+ * ("abd al al" -> "abdul al" -> "abdul"), and normalising a normalised name must change nothing.
+ * Every pass that changes something shortens the name or one of its words, so this ends.
+ */
 function canonicalisePhrases(pieces: Piece[], tables: NameTables): Piece[] {
   if (tables.phrases.size === 0) return pieces;
+  for (;;) {
+    const next = contractPhrases(pieces, tables);
+    if (next.length === pieces.length && next.every((p, k) => p.token === pieces[k]!.token)) return next;
+    pieces = next;
+  }
+}
+
+function contractPhrases(pieces: Piece[], tables: NameTables): Piece[] {
   pieces = rotatedPhrase(pieces, tables);
   const out: Piece[] = [];
   let i = 0;
