@@ -172,20 +172,23 @@ export class Screener {
     const side = (name: string) => {
       const n = normalizeName(name, tables);
       const ids = n.tokens.map((t) => this.matcher.tokenIdOf(t));
+      const frequency = ids.map((id) => (id === undefined ? 0 : this.index.data.tokens.df[id]!));
       return {
         texts: n.tokens,
         abjad: n.abjad,
         weights: ids.map((id) => (id === undefined ? idf(0, entityCount) : this.matcher.weightOf(id))),
-        known: ids.map((id) => id !== undefined && this.index.data.tokens.df[id]! >= KNOWN_TOKEN_DF),
+        known: frequency.map((f) => f >= KNOWN_TOKEN_DF),
+        frequency,
       };
     };
     const qa = side(a);
     const qb = side(b);
-    const cmp = (x: string, y: string, abjad: boolean) => compareTokens(x, y, abjad, opts, tables, twoKnownNames(this.matcher.frequencyOf(x), this.matcher.frequencyOf(y)));
+    const cmp = (i: number, j: number) =>
+      compareTokens(qa.texts[i]!, qb.texts[j]!, qa.abjad[i]! || qb.abjad[j]!, opts, tables, twoKnownNames(qa.frequency[i]!, qb.frequency[j]!));
     if (opts.exactMatch && exactKey(qa.texts, tables) !== exactKey(qb.texts, tables)) {
       return { score: 0, isMatch: false, factors: [] };
     }
-    const alignment = alignNames(qa, qb, (i, j) => cmp(qa.texts[i]!, qb.texts[j]!, qa.abjad[i]! || qb.abjad[j]!));
+    const alignment = alignNames(qa, qb, cmp);
     const score = round4(alignment.score);
     return {
       score,

@@ -206,12 +206,6 @@ export class Matcher {
     return compareProfiles(qp, this.profile(tokenId), abjad, opts, twoKnownNames(qFrequency, this.index.tokens.df[tokenId]!));
   }
 
-  /** How many entities have `text` as a name part: 0 when the index lacks it. */
-  frequencyOf(text: string): number {
-    const id = this.tokenIdOf(text);
-    return id === undefined ? 0 : this.index.tokens.df[id]!;
-  }
-
   private trigramNeighbours(q: string, floor: number, out: Set<number>): void {
     const grams = tokenTrigrams(q);
     if (grams.length === 0) return;

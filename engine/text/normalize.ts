@@ -259,6 +259,8 @@ function isWordOfItsOwn(word: string, tables: NameTables): boolean {
  * and the neighbour's own letters) and how many input pieces they replace.
  */
 function gluedPhrase(pieces: readonly Piece[], start: number, tables: NameTables): { pieces: Piece[]; consumed: number } | undefined {
+  // The words beside the glued one are a phrase's words: a name without one costs two lookups.
+  if (!tables.phraseWords.has(pieces[start]!.token) && !tables.phraseWords.has(pieces[start + 1]?.token ?? '')) return undefined;
   const first = pieces[start]!;
   const longest = Math.min(tables.maxPhraseTokens - 1, pieces.length - start - 1);
   for (let n = longest; n >= 1; n--) {
