@@ -176,6 +176,7 @@ export class Screener {
       return {
         texts: n.tokens,
         abjad: n.abjad,
+        compound: n.compound,
         weights: ids.map((id) => (id === undefined ? idf(0, entityCount) : this.matcher.weightOf(id))),
         known: frequency.map((f) => f >= KNOWN_TOKEN_DF),
         frequency,

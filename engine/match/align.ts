@@ -49,6 +49,12 @@ export const EVIDENCE = Object.freeze({
   initial: 0.3,
   /** likeness of a query token that is itself a known name part counts this share */
   knownLikeness: 0.6,
+  /**
+   * a syllable of a hyphenated given name ("Shu-chen", "Wen-hsiung") met while the rest of that
+   * name is not, or is met elsewhere in the other name, counts this share: "Wen-hsiung Wu" and
+   * "Nan Hsiung Wu" share a syllable, not a given name
+   */
+  brokenCompound: 0.5,
 });
 
 const LIKENESS_RULES: ReadonlySet<TokenRule> = new Set(['fuzzy', 'phonetic', 'transliteration']);
@@ -79,6 +85,8 @@ export interface AlignSide {
    * token then proves less: "Agustina" is a name of its own, not a misspelling of "Agustin".
    */
   readonly known?: readonly boolean[];
+  /** Per token: its hyphenated given name (normalize.ts `compound`), or -1. Read on the query side. */
+  readonly compound?: readonly number[];
 }
 
 export interface NameFactor {
@@ -188,6 +196,41 @@ function thAsS(th: string, s: string): boolean {
 }
 
 /**
+ * The pairs holding a syllable of a hyphenated given name that is met only in part, whose
+ * syllables are met by words of the other name that are not side by side in the same order, or
+ * that is all the other name is met by while the query says more.
+ */
+function brokenCompoundPairs(compound: readonly number[], pairOf: readonly (Pair | undefined)[], candidateTokens: number): Set<Pair> {
+  const broken = new Set<Pair>();
+  for (let i = 0; i < compound.length; ) {
+    const g = compound[i]!;
+    let end = i + 1;
+    while (g >= 0 && end < compound.length && compound[end] === g) end++;
+    if (g >= 0) {
+      let whole = true;
+      for (let k = i; k < end; k++) {
+        const p = pairOf[k];
+        if (!p) whole = false;
+        else if (k > i && p !== pairOf[k - 1]) {
+          const prev = pairOf[k - 1];
+          if (!prev || p.j !== prev.j + prev.cn) whole = false;
+        }
+      }
+      // Met whole, the given name may still be all the other name is while the query has more:
+      // "Li-hua Lim" against 李华 (Li Hua) pairs a family name with a syllable of a given name.
+      if (whole && end - i < compound.length) {
+        let covered = 0;
+        for (let k = i; k < end; k++) if (k === i || pairOf[k] !== pairOf[k - 1]) covered += pairOf[k]!.cn;
+        if (covered === candidateTokens) whole = false;
+      }
+      if (!whole) for (let k = i; k < end; k++) if (pairOf[k]) broken.add(pairOf[k]!);
+    }
+    i = end;
+  }
+  return broken;
+}
+
+/**
  * @param withFactors false when only the score is wanted (ranking candidates): the factors, with
  *   their strings, are built only for the names that end up in a result.
  */
@@ -257,6 +300,9 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
   let evidence = 0;
   let perfect = true;
   let paired = 0;
+  // Per query token, the pair that took it and that pair's evidence (for broken compounds).
+  const pairOf: (Pair | undefined)[] = new Array<Pair | undefined>(n);
+  const proofOf = new Map<Pair, number>();
   for (const p of pairs) {
     if (qUsed[p.i] || (p.qn === 2 && qUsed[p.i + 1]) || cUsed[p.j] || (p.cn === 2 && cUsed[p.j + 1])) continue;
     let qw = 0;
@@ -281,6 +327,16 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
     if (proof < 1 || p.s < 1) perfect = false;
     if (LIKENESS_RULES.has(p.rule) && q.known?.[p.i] && (p.qn === 1 || q.known[p.i + 1])) proof *= EVIDENCE.knownLikeness;
     evidence += proof * qw;
+    if (q.compound) {
+      for (let k = 0; k < p.qn; k++) pairOf[p.i + k] = p;
+      proofOf.set(p, proof * qw);
+    }
+  }
+  if (q.compound) {
+    for (const p of brokenCompoundPairs(q.compound, pairOf, m)) {
+      evidence -= proofOf.get(p)! * (1 - EVIDENCE.brokenCompound);
+      perfect = false;
+    }
   }
   let unpairedWeight = 0;
   for (let i = 0; i < n; i++) if (!qUsed[i]) unpairedWeight += q.weights[i]!;

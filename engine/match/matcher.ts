@@ -314,6 +314,7 @@ export class Matcher {
     const normalized = normalizeName(name, this.tables);
     const texts = normalized.tokens.slice(0, MAX_QUERY_TOKENS);
     const abjad = normalized.abjad.slice(0, MAX_QUERY_TOKENS);
+    const compound = normalized.compound.slice(0, MAX_QUERY_TOKENS);
     const memo = new Map<number, TokenMatch>();
     const expansions: Expansion[][] = [];
     const weights: number[] = [];
@@ -357,7 +358,7 @@ export class Matcher {
     }
     let totalWeight = 0;
     for (const w of weights) totalWeight += w;
-    return { side: { texts, weights, abjad, known }, truncated, totalWeight, frequency, expansions, opts, memo };
+    return { side: { texts, weights, abjad, known, compound }, truncated, totalWeight, frequency, expansions, opts, memo };
   }
 
   /**

@@ -19,6 +19,12 @@ export interface NormalizedName {
    * vowels are missing; its consonant skeleton is what compares reliably.
    */
   readonly abjad: readonly boolean[];
+  /**
+   * Per token: the number of the hyphenated East Asian given name it is a syllable of ("Shu-chen",
+   * "Jong-un", "Wen-hsiung"), counted from 0, or -1. Such a name is one name written in syllables:
+   * it is met whole or not at all (align.ts, "broken compound").
+   */
+  readonly compound: readonly number[];
 }
 
 /** Longest name we tokenise: listed names have at most a dozen tokens; anything longer is noise. */
@@ -39,6 +45,8 @@ const MAX_PERSONAL_NAME_CHARS = 4;
 interface Piece {
   token: string;
   abjad: boolean;
+  /** the hyphenated word the piece came from (see NormalizedName.compound) */
+  word?: number;
 }
 
 /**
@@ -328,12 +336,49 @@ function contractPhrases(pieces: Piece[], tables: NameTables): Piece[] {
   return out;
 }
 
+/** A Latin syllable as Pinyin, Wade-Giles and the Korean romanisations write them (Shu, Hsiung, Chih, Jong). */
+const ROMANISED_SYLLABLE = /^(?:ch|zh|sh|ts|tz|hs|ss|[bcdfghjklmnprstwxyz])?[wy]?[aeiou]{1,3}(?:ng|n|m|l|k|p|r|h)?$/;
+const HYPHEN = /^[-\u2010\u2011]$/;
+
+/**
+ * Numbers the hyphenated words whose every part is a romanised syllable (not an article such as
+ * "al" in "al-Zain") and leaves -1 elsewhere; a part another step merged or dropped ends the word.
+ */
+function compoundsOf(pieces: readonly Piece[]): number[] {
+  const out = new Array<number>(pieces.length).fill(-1);
+  let next = 0;
+  for (let i = 0; i < pieces.length; ) {
+    const word = pieces[i]!.word;
+    let end = i + 1;
+    while (word !== undefined && end < pieces.length && pieces[end]!.word === word) end++;
+    const parts = pieces.slice(i, end);
+    if (end - i >= 2 && parts.every((p) => !p.abjad && ROMANISED_SYLLABLE.test(p.token) && !GLUED_PHRASE.articles.includes(p.token))) {
+      for (let k = i; k < end; k++) out[k] = next;
+      next++;
+    }
+    i = end;
+  }
+  return out;
+}
+
 export function normalizeName(raw: string, tables: NameTables): NormalizedName {
   const text = raw.normalize('NFKC');
   let pieces: Piece[] = [];
+  let previousEnd = -1;
+  let words = 0;
   for (const match of text.matchAll(WORD)) {
     const word = match[0].replace(JOINERS, '');
-    if (word) romaniseWord(word, tables, pieces);
+    const start = match.index!;
+    const hyphenated = previousEnd >= 0 && HYPHEN.test(text.slice(previousEnd, start));
+    previousEnd = start + match[0].length;
+    if (!word) continue;
+    const before = pieces.length;
+    romaniseWord(word, tables, pieces);
+    // One Latin word is one piece: those joined by a hyphen are numbered as one word.
+    if (pieces.length === before + 1 && LATIN_OR_DIGIT.test(word)) {
+      const prev = pieces[before - 1];
+      pieces[before]!.word = hyphenated && prev?.word !== undefined ? prev.word : words++;
+    } else words++;
     if (pieces.length >= MAX_NAME_TOKENS * 2) break;
   }
   pieces = canonicalisePhrases(pieces, tables);
@@ -345,7 +390,7 @@ export function normalizeName(raw: string, tables: NameTables): NormalizedName {
   while (end - start > 1 && tables.prefixTokens.has(pieces[start]!.token)) start++;
   while (end - start > 1 && tables.suffixTokens.has(pieces[end - 1]!.token)) end--;
   if (start > 0 || end < pieces.length) pieces = pieces.slice(start, end);
-  return { tokens: pieces.map((p) => p.token), abjad: pieces.map((p) => p.abjad) };
+  return { tokens: pieces.map((p) => p.token), abjad: pieces.map((p) => p.abjad), compound: compoundsOf(pieces) };
 }
 
 /** The normalised name as one string: tokens joined by single spaces. */

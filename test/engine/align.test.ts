@@ -239,6 +239,31 @@ t.test('an unpaired token costs, and a weakly evidenced match is penalised', asy
   );
 });
 
+t.test('a hyphenated given name is met whole or counts as half its evidence', async (t) => {
+  const oracle = new Oracle();
+  // Weights of Chinese syllables in the real index: each about as common as the others.
+  const w = (texts: readonly string[]): number[] => texts.map(() => 6);
+  const withCompound = (texts: readonly string[], compound: readonly number[]): AlignSide => ({ ...side(texts, w(texts)), compound });
+  const scores = (q: readonly string[], compound: readonly number[], c: readonly string[]): [number, number] => [
+    align(withCompound(q, compound), side(c, w(c)), oracle).score,
+    align(side(q, w(q)), side(c, w(c)), oracle).score,
+  ];
+  const [partly, plain] = scores(['wen', 'hsiung', 'wu'], [0, 0, -1], ['nan', 'hsiung', 'wu']);
+  t.ok(partly < plain, `one syllable of Wen-hsiung met (${partly} < ${plain})`);
+  t.ok(align(withCompound(['wen', 'hsiung', 'wu'], [0, 0, -1]), side(['nan', 'hsiung', 'wu'], [6, 6, 6]), oracle).factors.some((f) => f.rule === 'weak_evidence'), 'the loss is shown as weak evidence');
+  const [apart, apartPlain] = scores(['shu', 'chen', 'li'], [0, 0, -1], ['shu', 'sheng', 'chen']);
+  t.ok(apart < apartPlain, 'syllables met by words that are not side by side');
+  const [swapped, swappedPlain] = scores(['shu', 'chen', 'li'], [0, 0, -1], ['chen', 'shu', 'li']);
+  t.ok(swapped < swappedPlain, 'syllables met in the other order');
+  const [covering, coveringPlain] = scores(['li', 'hua', 'lim'], [0, 0, -1], ['li', 'hua']);
+  t.ok(covering < coveringPlain, "the given name is all of the other name: its family name met a given name's syllable");
+  t.same(scores(['jong', 'un', 'kim'], [0, 0, -1], ['kim', 'jong', 'un']), [1, 1], 'met whole, in order: nothing changes');
+  t.same(scores(['li', 'hua'], [0, 0], ['li', 'hua']), [1, 1], 'a name that is only the given name, against itself');
+  oracle.set('shuchen', 'shucheng', { similarity: 0.96, rule: 'fuzzy' });
+  const joined = align(withCompound(['shu', 'chen', 'wang'], [0, 0, -1]), side(['wang', 'shucheng'], [6, 6]), oracle);
+  t.ok(joined.factors.some((f) => f.rule === 'joined') && !joined.factors.some((f) => f.rule === 'weak_evidence'), 'met whole as one word written together');
+});
+
 t.test('findings of the first review, now fixed', async (t) => {
   // 1. Joins are skipped when every query token has an equal somewhere; one unrelated query token
   //    turns them back on, and the score rises.

@@ -138,6 +138,19 @@ t.test('a phrase word written together with its neighbour', async (t) => {
   t.same(tokens('Limited Liability Companyab'), ['limited', 'liability', 'companyab'], 'too little left to be a word');
 });
 
+t.test('a hyphenated East Asian given name is numbered as one compound', async (t) => {
+  const compound = (s: string): readonly number[] => normalizeName(s, tables).compound;
+  t.same(compound('Wen-Hsiung Wu'), [0, 0, -1]);
+  t.same(compound('Kim Jong-un'), [-1, 0, 0]);
+  t.same(compound('Chih-chiang Ch’en'), [0, 0, -1], 'Wade-Giles syllables');
+  t.same(compound('Li-hua Wang-Li'), [0, 0, 1, 1], 'two compounds, numbered in order');
+  t.same(compound('Li Hua'), [-1, -1], 'words apart are not a compound');
+  t.same(compound('Ahmad al-Zain'), [-1, -1, -1], 'an Arabic article is not a syllable of a given name');
+  t.same(compound('Jean-Luc Picard'), [-1, -1, -1], 'a part that is not a romanised syllable');
+  t.same(compound('Zia-ul-Haq'), [-1, -1, -1]);
+  t.same(compound('李华'), [-1, -1], 'a name in Han script is written without hyphens');
+});
+
 t.test('empty and whitespace input', async (t) => {
   for (const s of ['', ' ', '\t\n ', '---', '...', '()']) {
     const n = normalizeName(s, tables);
@@ -153,7 +166,7 @@ t.test(`never more than MAX_NAME_TOKENS (${MAX_NAME_TOKENS}) tokens, one abjad f
   fc.assert(
     fc.property(fc.array(word, { maxLength: 60 }), (words) => {
       const n = normalizeName(words.join(' '), tables);
-      return n.tokens.length <= MAX_NAME_TOKENS && n.abjad.length === n.tokens.length && n.tokens.every((x) => /^[a-z0-9]+$/.test(x));
+      return n.tokens.length <= MAX_NAME_TOKENS && n.abjad.length === n.tokens.length && n.compound.length === n.tokens.length && n.tokens.every((x) => /^[a-z0-9]+$/.test(x));
     }),
     { numRuns: 500 },
   );
