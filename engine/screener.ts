@@ -14,7 +14,6 @@ import { KNOWN_TOKEN_DF, Matcher, exactKey, twoKnownNames } from './match/matche
 import { alignNames, type Alignment } from './match/align.js';
 import { compareTokens } from './match/token-similarity.js';
 import { entityFactors, MAX_FACT_BONUS } from './match/entity-facts.js';
-import { idf } from './match/token-weight.js';
 import { DEFAULT_RISK_RULES, outcomeOf, type RiskRules } from './risk/outcome.js';
 import type { AdverseMediaStatus, Factor, Match, ScreeningOutcome } from './result.js';
 
@@ -168,7 +167,6 @@ export class Screener {
   compare(a: string, b: string, options?: Partial<MatchOptions>, entityType?: EntitySchema): NameComparison {
     const opts = forType(withDefaults(options), entityType);
     const tables = this.index.tables;
-    const entityCount = Math.max(1, this.index.data.entities.count);
     const side = (name: string) => {
       const n = normalizeName(name, tables);
       const ids = n.tokens.map((t) => this.matcher.tokenIdOf(t));
@@ -177,7 +175,7 @@ export class Screener {
         texts: n.tokens,
         abjad: n.abjad,
         compound: n.compound,
-        weights: ids.map((id) => (id === undefined ? idf(0, entityCount) : this.matcher.weightOf(id))),
+        weights: ids.map((id, i) => (id === undefined ? this.matcher.unseenWeight(n.tokens[i]!) : this.matcher.weightOf(id))),
         known: frequency.map((f) => f >= KNOWN_TOKEN_DF),
         frequency,
       };

@@ -35,7 +35,27 @@ const TITLES_KEPT = new Set(['general', 'private', 'count', 'chair', 'director',
  * Taliban and ISIL entries: "Mullah Fazlullah" is listed as "Maulana Fazlullah"), which rigour's
  * prefix list lacks. Only words that are never a person's given name.
  */
-const RELIGIOUS_TITLES: readonly string[] = ['Mullah', 'Mulla', 'Maulana', 'Mawlana', 'Maulvi', 'Mawlawi', 'Moulavi', 'Qari', 'Mufti', 'Ayatollah', 'Hojatoleslam'];
+const RELIGIOUS_TITLES: readonly string[] = [
+  'Mullah',
+  'Mulla',
+  'Maulana',
+  'Mawlana',
+  'Maulvi',
+  'Maulavi',
+  'Maulawi',
+  'Mawlawi',
+  'Moulavi',
+  'Moulvi',
+  'Molvi',
+  'Qari',
+  'Mufti',
+  'Ayatollah',
+  'Hojatoleslam',
+  // the title of one who made the pilgrimage, written as one word in West Africa and South Asia
+  'Alhaj',
+  'Alhajj',
+  'Alhaji',
+];
 
 /**
  * Company legal forms, which the shipped rigour tables do not cover: each group is one kind of

@@ -153,7 +153,7 @@ export class Matcher {
     this.profiles = new Array<TokenProfile | undefined>(t.text.length);
     this.tokenWeights = new Float32Array(t.text.length);
     for (let id = 0; id < t.text.length; id++) {
-      this.tokenWeights[id] = tokenWeight(t.df[id]!, this.entityCount, (t.flags[id]! & TOKEN_SYMBOL) !== 0, t.text[id]!.length);
+      this.tokenWeights[id] = tokenWeight(t.df[id]!, this.entityCount, this.isGeneric(id), t.text[id]!.length);
     }
     this.nameWeight = new Float32Array(names);
     this.nameMaxWeight = new Float32Array(names);
@@ -181,6 +181,16 @@ export class Matcher {
   }
 
   /** Identity weight of a dictionary token. */
+  /** A generic organisation word or a title: weighed down (token-weight.ts). */
+  private isGeneric(tokenId: number): boolean {
+    return (this.index.tokens.flags[tokenId]! & TOKEN_SYMBOL) !== 0 || this.tables.prefixTokens.has(this.index.tokens.text[tokenId]!);
+  }
+
+  /** Weight of a token the index does not hold: the rarest, as an initial or a title discounts it. */
+  unseenWeight(text: string): number {
+    return tokenWeight(0, this.entityCount, this.tables.prefixTokens.has(text), text.length);
+  }
+
   weightOf(tokenId: number): number {
     return this.tokenWeights[tokenId]!;
   }
@@ -330,15 +340,14 @@ export class Matcher {
       frequency.push(exactId !== undefined ? this.index.tokens.df[exactId]! : 0);
       known.push(frequency[i]! >= KNOWN_TOKEN_DF);
       const best = list[0];
-      // An unknown token is weighed as the rarest; a near-spelling of a known token as that token.
+      // An unknown token is weighed as the rarest; a near-spelling of a known token as that token
+      // (of a name, not of a title: "Damel" is not a title for being one letter from "Dame").
       weights.push(
         exactId !== undefined
           ? this.weightOf(exactId)
-          : best && best.similarity >= 0.9
+          : best && best.similarity >= 0.9 && !this.tables.prefixTokens.has(this.index.tokens.text[best.tokenId]!)
             ? this.weightOf(best.tokenId)
-            : text.length === 1
-              ? this.maxWeight * 0.5
-              : this.maxWeight,
+            : this.unseenWeight(text),
       );
       expansions.push([...list]);
     });

@@ -47,6 +47,8 @@ interface Piece {
   abjad: boolean;
   /** the hyphenated word the piece came from (see NormalizedName.compound) */
   word?: number;
+  /** the first piece after the comma of an inverted name ("ASHRAF, Haji Muhammad") */
+  afterComma?: boolean;
 }
 
 /**
@@ -366,20 +368,33 @@ export function normalizeName(raw: string, tables: NameTables): NormalizedName {
   let pieces: Piece[] = [];
   let previousEnd = -1;
   let words = 0;
+  // "SURNAME, Given names": the list's inverted form, whose given names start after the comma.
+  const inverted = text.indexOf(',') === text.lastIndexOf(',');
   for (const match of text.matchAll(WORD)) {
     const word = match[0].replace(JOINERS, '');
     const start = match.index!;
-    const hyphenated = previousEnd >= 0 && HYPHEN.test(text.slice(previousEnd, start));
+    const gap = previousEnd >= 0 ? text.slice(previousEnd, start) : '';
+    const hyphenated = HYPHEN.test(gap);
     previousEnd = start + match[0].length;
     if (!word) continue;
     const before = pieces.length;
     romaniseWord(word, tables, pieces);
+    if (before > 0 && pieces.length > before && gap.includes(',') && inverted) pieces[before]!.afterComma = true;
     // One Latin word is one piece: those joined by a hyphen are numbered as one word.
     if (pieces.length === before + 1 && LATIN_OR_DIGIT.test(word)) {
       const prev = pieces[before - 1];
       pieces[before]!.word = hyphenated && prev?.word !== undefined ? prev.word : words++;
     } else words++;
     if (pieces.length >= MAX_NAME_TOKENS * 2) break;
+  }
+  // An inverted name's given names start after the comma, and so may its titles ("NOORI, Haji
+  // Faizullah" is Haji Faizullah Noori). Dropped before phrases are read, so that the words the
+  // title stood between read the same on a second pass.
+  const given = pieces.findIndex((p) => p.afterComma);
+  if (given > 0) {
+    let k = given;
+    while (k < pieces.length && tables.prefixTokens.has(pieces[k]!.token)) k++;
+    if (k > given) pieces = [...pieces.slice(0, given), ...pieces.slice(k)];
   }
   pieces = canonicalisePhrases(pieces, tables);
   if (pieces.length > MAX_NAME_TOKENS) pieces = pieces.slice(0, MAX_NAME_TOKENS);
@@ -390,6 +405,7 @@ export function normalizeName(raw: string, tables: NameTables): NormalizedName {
   while (end - start > 1 && tables.prefixTokens.has(pieces[start]!.token)) start++;
   while (end - start > 1 && tables.suffixTokens.has(pieces[end - 1]!.token)) end--;
   if (start > 0 || end < pieces.length) pieces = pieces.slice(start, end);
+
   return { tokens: pieces.map((p) => p.token), abjad: pieces.map((p) => p.abjad), compound: compoundsOf(pieces) };
 }
 
