@@ -363,8 +363,23 @@ function compoundsOf(pieces: readonly Piece[]): number[] {
   return out;
 }
 
+/**
+ * A whole name shaped like a registration mark: a prefix of one or two letters or digits, a hyphen,
+ * two to five more (EP-GOY, YK-ANC, 4L-AVB). It is one code, not two words: "EP-OGY" is a mistyped
+ * EP-GOY, which as words (ep / ogy against ep / goy) could never show. Not an Arabic article ("Al-Qaida").
+ */
+const REGISTRATION_MARK = /^([\p{L}\p{N}]{1,2})-[\p{L}\p{N}]{2,5}$/u;
+
+function registrationMark(text: string): string | undefined {
+  const m = REGISTRATION_MARK.exec(text.trim());
+  if (!m || GLUED_PHRASE.articles.includes(m[1]!.toLowerCase()) || !LATIN_OR_DIGIT.test(text.trim())) return undefined;
+  return ascii(text);
+}
+
 export function normalizeName(raw: string, tables: NameTables): NormalizedName {
   const text = raw.normalize('NFKC');
+  const mark = registrationMark(text);
+  if (mark) return { tokens: [mark], abjad: [false], compound: [-1] };
   let pieces: Piece[] = [];
   let previousEnd = -1;
   let words = 0;
