@@ -275,9 +275,7 @@ export class Matcher {
         if (id !== undefined) ids.add(id);
       }
       for (const skeleton of tokenSkeletons(q, abjad ? MIN_SKELETON : MIN_LATIN_SKELETON)) {
-        for (const id of lookup(keys.skeleton, skeleton)) {
-          if (abjad || (this.index.tokens.flags[id]! & TOKEN_ABJAD) !== 0) ids.add(id);
-        }
+        for (const id of lookup(keys.skeleton, skeleton)) ids.add(id);
       }
     }
     let out: Expansion[] = [];

@@ -7,7 +7,7 @@
 import { jaroWinkler } from '../metrics/jaro-winkler.js';
 import { consonantSkeleton, sharedSkeleton, vowelSkeleton } from '../metrics/consonant-skeleton.js';
 import { tokenPhoneticCodes } from '../text/token-keys.js';
-import { MAX_SYLLABLE, romanizationVariants } from '../text/romanization.js';
+import { MAX_SYLLABLE, isRomanisedSyllable, romanizationVariants } from '../text/romanization.js';
 import type { Gender, NameTables } from '../text/name-tables.js';
 import { familySuffixOf } from '../text/family-suffixes.js';
 import { oneEditApart } from '../metrics/one-edit.js';
@@ -209,17 +209,21 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
   // حقانى hqna), whose ending is the romaniser's; a table's Latin spelling has its own.
   if (qp.familySuffix !== cp.familySuffix && !oneEditApart(q, c) && !(abjad && (vowelLetters(q) <= 1 || vowelLetters(c) <= 1))) return best;
   const jw = jaroWinkler(q, c);
+  const longer = Math.max(q.length, c.length);
+  const shorter = Math.min(q.length, c.length);
   // A different first sound makes a different name (Barry / Jarry, Popa / Copa, Taim / Haim):
   // first letters are rarely mistyped, and romanisations vary them only in known ways.
   const twoNames = (bothKnown && qp.skeleton !== cp.skeleton) || !sameOnset(q, c);
   const fuzzy = 1 - (twoNames ? TOKEN_RULES.knownFuzzyStretch : TOKEN_RULES.fuzzyStretch) * (1 - jw);
-  if (fuzzy > best.similarity) best = { similarity: fuzzy, rule: 'fuzzy' };
-  const longer = Math.max(q.length, c.length);
-  const shorter = Math.min(q.length, c.length);
+  // Two Chinese or Korean syllables are one only when a typing error or another romanisation
+  // (below) sets them apart: Chiang and Chung, Hua and Huan are different characters, however
+  // alike their letters.
+  const likeness = !(longer <= MAX_SYLLABLE + 1 && isRomanisedSyllable(q) && isRomanisedSyllable(c)) || oneEditApart(q, c);
+  if (likeness && fuzzy > best.similarity) best = { similarity: fuzzy, rule: 'fuzzy' };
   if (!twoNames && !bothKnown && best.similarity < TOKEN_RULES.oneEdit && shorter >= TOKEN_RULES.oneEditMinLength && oneEditApart(q, c)) {
     best = { similarity: TOKEN_RULES.oneEdit, rule: 'fuzzy' };
   }
-  if (opts.phonetic && shorter >= TOKEN_RULES.phoneticMinLength && longer <= shorter * TOKEN_RULES.phoneticMaxLengthRatio && shareAny(qp.codes, cp.codes)) {
+  if (opts.phonetic && likeness && shorter >= TOKEN_RULES.phoneticMinLength && longer <= shorter * TOKEN_RULES.phoneticMaxLengthRatio && shareAny(qp.codes, cp.codes)) {
     const raised = Math.min(TOKEN_RULES.phoneticCap, fuzzy + TOKEN_RULES.phoneticBonus);
     if (raised > best.similarity) best = { similarity: raised, rule: 'phonetic' };
   }

@@ -10,6 +10,7 @@
 import anyAscii from 'any-ascii';
 import { GLUED_PHRASE, PHRASE_TYPO, phraseInitials, type NameTables } from './name-tables.js';
 import { oneEditApart } from '../metrics/one-edit.js';
+import { isRomanisedSyllable } from './romanization.js';
 
 export interface NormalizedName {
   readonly tokens: readonly string[];
@@ -338,8 +339,6 @@ function contractPhrases(pieces: Piece[], tables: NameTables): Piece[] {
   return out;
 }
 
-/** A Latin syllable as Pinyin, Wade-Giles and the Korean romanisations write them (Shu, Hsiung, Chih, Jong). */
-const ROMANISED_SYLLABLE = /^(?:ch|zh|sh|ts|tz|hs|ss|[bcdfghjklmnprstwxyz])?[wy]?[aeiou]{1,3}(?:ng|n|m|l|k|p|r|h)?$/;
 const HYPHEN = /^[-\u2010\u2011]$/;
 
 /**
@@ -354,7 +353,7 @@ function compoundsOf(pieces: readonly Piece[]): number[] {
     let end = i + 1;
     while (word !== undefined && end < pieces.length && pieces[end]!.word === word) end++;
     const parts = pieces.slice(i, end);
-    if (end - i >= 2 && parts.every((p) => !p.abjad && ROMANISED_SYLLABLE.test(p.token) && !GLUED_PHRASE.articles.includes(p.token))) {
+    if (end - i >= 2 && parts.every((p) => !p.abjad && isRomanisedSyllable(p.token) && !GLUED_PHRASE.articles.includes(p.token))) {
       for (let k = i; k < end; k++) out[k] = next;
       next++;
     }

@@ -33,8 +33,16 @@ const VOWELS: readonly (readonly [string, string])[] = [
   ['ae', 'e'],
 ];
 
-/** Is the token shaped like one romanised syllable: consonants, then vowels, then at most ng / n / m / l / k / p / r? */
-const SYLLABLE = /^(?:ch|zh|sh|ts|hs|[bcdfghjklmnprstwxyz])?(?:[wy])?[aeiou]{1,3}(?:ng|n|m|l|k|p|r)?$/;
+/**
+ * Is the token shaped like one romanised Chinese or Korean syllable, as Pinyin, Wade-Giles and the
+ * Korean systems write them (Shu, Hsiung, Chih, Tzu, Jong): an initial, vowels, then at most
+ * ng / n / m / l / k / p / r / h?
+ */
+const SYLLABLE = /^(?:ch|zh|sh|ts|tz|hs|ss|[bcdfghjklmnprstwxyz])?[wy]?[aeiou]{1,3}(?:ng|n|m|l|k|p|r|h)?$/;
+
+export function isRomanisedSyllable(token: string): boolean {
+  return SYLLABLE.test(token);
+}
 
 function initialVariants(token: string): string[] {
   const out: string[] = [token];

@@ -47,3 +47,18 @@ t.test('only short syllable-shaped tokens have variants', async (t) => {
     { numRuns: 3000 },
   );
 });
+
+t.test('two syllables are alike only by a typing error or another romanisation', async (t) => {
+  const sim = (a: string, b: string): number => compareTokens(a, b, false, DEFAULT, tables).similarity;
+  for (const [a, b] of [
+    ['chiang', 'chung'],
+    ['shu', 'shi'],
+    ['huang', 'hong'],
+  ] as const) {
+    t.equal(sim(a, b), 0, `${a} / ${b}: two characters`);
+  }
+  t.ok(sim('zhang', 'zhnag') > 0, 'letters swapped: a typing error');
+  t.ok(sim('hua', 'huan') > 0, 'a letter dropped');
+  t.equal(sim('chang', 'jang'), TOKEN_RULES.transliteration, 'another romanisation');
+  t.ok(sim('maria', 'marie') > 0, 'tokens that are not syllable-shaped keep their likeness');
+});
