@@ -291,7 +291,7 @@ async function main(): Promise<void> {
   const small = subsetOf(subset, Math.min(args.fuseSubset, subset.length));
   const sets: Record<QualitySet, readonly BenchQuery[]> = { full: queries, subset, small };
   const chosen = new Set(queries.map((q) => q.id));
-  const jitWarm = selectQueries(evalData.cases, 1000, QUERY_SEED + 1).filter((q) => !chosen.has(q.id));
+  const jitWarm = selectQueries(evalData.cases, 1000, QUERY_SEED + 10).filter((q) => !chosen.has(q.id));
   log(`evaluation index ${evalData.dir}: ${corpus.ids.length} entities, ${index.data.names.entity.length} names; ${queries.length} queries, subsets ${subset.length} and ${small.length}`);
   if (machine.loadAverage[0]! > machine.availableParallelism * 0.5) {
     log(`warning: load average ${machine.loadAverage[0]} on ${machine.availableParallelism} cores; other work skews every timing`);

@@ -68,14 +68,17 @@ function toQuery(c: EvalCase): BenchQuery {
   };
 }
 
-/** `total` queries, half positives (realistic variants) and half negatives, in a seeded order. */
+/**
+ * `total` queries, half positives (realistic variants) and half negatives, in a seeded order. Each
+ * half is drawn from its own stream, so that a change in the number of positives (the evaluation
+ * set's aliases depend on the normaliser) does not draw other clean names.
+ */
 export function selectQueries(cases: readonly EvalCase[], total: number, seed = QUERY_SEED): BenchQuery[] {
-  const rng = new Prng(seed);
-  const positives = rng.shuffle(cases.filter((c) => c.kind === 'positive' && isRealistic(c.category) && (c.expect?.length ?? 0) > 0));
-  const negatives = rng.shuffle(cases.filter((c) => c.kind === 'negative'));
+  const positives = new Prng(seed).shuffle(cases.filter((c) => c.kind === 'positive' && isRealistic(c.category) && (c.expect?.length ?? 0) > 0));
+  const negatives = new Prng(seed + 1).shuffle(cases.filter((c) => c.kind === 'negative'));
   const half = Math.floor(total / 2);
   const chosen = [...positives.slice(0, total - Math.min(half, negatives.length)), ...negatives.slice(0, half)];
-  return rng.shuffle(chosen).map(toQuery);
+  return new Prng(seed + 2).shuffle(chosen).map(toQuery);
 }
 
 /** The first `n / 2` positives and `n / 2` negatives of `queries`, in their order (the slow baselines' set). */
