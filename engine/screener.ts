@@ -174,7 +174,7 @@ export class Screener {
       return {
         texts: n.tokens,
         abjad: n.abjad,
-        compound: n.compound,
+        ...(n.compound.some((g) => g >= 0) ? { compound: n.compound } : {}),
         weights: ids.map((id, i) => (id === undefined ? this.matcher.unseenWeight(n.tokens[i]!) : this.matcher.weightOf(id))),
         known: frequency.map((f) => f >= KNOWN_TOKEN_DF),
         frequency,

@@ -85,7 +85,10 @@ export interface AlignSide {
    * token then proves less: "Agustina" is a name of its own, not a misspelling of "Agustin".
    */
   readonly known?: readonly boolean[];
-  /** Per token: its hyphenated given name (normalize.ts `compound`), or -1. Read on the query side. */
+  /**
+   * Per token: its hyphenated given name (normalize.ts `compound`), or -1; absent when the name has
+   * none. Read on the query side.
+   */
   readonly compound?: readonly number[];
 }
 
@@ -300,9 +303,10 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
   let evidence = 0;
   let perfect = true;
   let paired = 0;
-  // Per query token, the pair that took it and that pair's evidence (for broken compounds).
-  const pairOf: (Pair | undefined)[] = new Array<Pair | undefined>(n);
-  const proofOf = new Map<Pair, number>();
+  // Per query token, the pair that took it, and per pair (by its first query token) the evidence
+  // it gave: what a broken compound takes back.
+  const pairOf: (Pair | undefined)[] | undefined = q.compound ? new Array<Pair | undefined>(n) : undefined;
+  const proofAt: number[] | undefined = q.compound ? new Array<number>(n).fill(0) : undefined;
   for (const p of pairs) {
     if (qUsed[p.i] || (p.qn === 2 && qUsed[p.i + 1]) || cUsed[p.j] || (p.cn === 2 && cUsed[p.j + 1])) continue;
     let qw = 0;
@@ -327,14 +331,14 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
     if (proof < 1 || p.s < 1) perfect = false;
     if (LIKENESS_RULES.has(p.rule) && q.known?.[p.i] && (p.qn === 1 || q.known[p.i + 1])) proof *= EVIDENCE.knownLikeness;
     evidence += proof * qw;
-    if (q.compound) {
+    if (pairOf && proofAt) {
       for (let k = 0; k < p.qn; k++) pairOf[p.i + k] = p;
-      proofOf.set(p, proof * qw);
+      proofAt[p.i] = proof * qw;
     }
   }
-  if (q.compound) {
+  if (q.compound && pairOf && proofAt) {
     for (const p of brokenCompoundPairs(q.compound, pairOf, m)) {
-      evidence -= proofOf.get(p)! * (1 - EVIDENCE.brokenCompound);
+      evidence -= proofAt[p.i]! * (1 - EVIDENCE.brokenCompound);
       perfect = false;
     }
   }

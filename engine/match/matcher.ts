@@ -180,7 +180,6 @@ export class Matcher {
     }
   }
 
-  /** Identity weight of a dictionary token. */
   /** A generic organisation word or a title: weighed down (token-weight.ts). */
   private isGeneric(tokenId: number): boolean {
     return (this.index.tokens.flags[tokenId]! & TOKEN_SYMBOL) !== 0 || this.tables.prefixTokens.has(this.index.tokens.text[tokenId]!);
@@ -191,6 +190,7 @@ export class Matcher {
     return tokenWeight(0, this.entityCount, this.tables.prefixTokens.has(text), text.length);
   }
 
+  /** Identity weight of a dictionary token. */
   weightOf(tokenId: number): number {
     return this.tokenWeights[tokenId]!;
   }
@@ -322,7 +322,8 @@ export class Matcher {
     const normalized = normalizeName(name, this.tables);
     const texts = normalized.tokens.slice(0, MAX_QUERY_TOKENS);
     const abjad = normalized.abjad.slice(0, MAX_QUERY_TOKENS);
-    const compound = normalized.compound.slice(0, MAX_QUERY_TOKENS);
+    // Most names have no hyphenated given name: the alignment then skips that rule altogether.
+    const compound = normalized.compound.some((g) => g >= 0) ? normalized.compound.slice(0, MAX_QUERY_TOKENS) : undefined;
     const memo = new Map<number, TokenMatch>();
     const expansions: Expansion[][] = [];
     const weights: number[] = [];
@@ -365,7 +366,7 @@ export class Matcher {
     }
     let totalWeight = 0;
     for (const w of weights) totalWeight += w;
-    return { side: { texts, weights, abjad, known, compound }, truncated, totalWeight, frequency, expansions, opts, memo };
+    return { side: { texts, weights, abjad, known, ...(compound ? { compound } : {}) }, truncated, totalWeight, frequency, expansions, opts, memo };
   }
 
   /**

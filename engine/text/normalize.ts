@@ -370,9 +370,10 @@ function compoundsOf(pieces: readonly Piece[]): number[] {
 const REGISTRATION_MARK = /^([\p{L}\p{N}]{1,2})-[\p{L}\p{N}]{2,5}$/u;
 
 function registrationMark(text: string): string | undefined {
-  const m = REGISTRATION_MARK.exec(text.trim());
-  if (!m || GLUED_PHRASE.articles.includes(m[1]!.toLowerCase()) || !LATIN_OR_DIGIT.test(text.trim())) return undefined;
-  return ascii(text);
+  const name = text.trim();
+  const m = REGISTRATION_MARK.exec(name);
+  if (!m || GLUED_PHRASE.articles.includes(m[1]!.toLowerCase()) || !LATIN_OR_DIGIT.test(name)) return undefined;
+  return ascii(name);
 }
 
 export function normalizeName(raw: string, tables: NameTables): NormalizedName {
@@ -419,7 +420,6 @@ export function normalizeName(raw: string, tables: NameTables): NormalizedName {
   while (end - start > 1 && tables.prefixTokens.has(pieces[start]!.token)) start++;
   while (end - start > 1 && tables.suffixTokens.has(pieces[end - 1]!.token)) end--;
   if (start > 0 || end < pieces.length) pieces = pieces.slice(start, end);
-
   return { tokens: pieces.map((p) => p.token), abjad: pieces.map((p) => p.abjad), compound: compoundsOf(pieces) };
 }
 
