@@ -13,10 +13,10 @@ install: node_modules/.package-lock.json
 build: install
 	npm run build
 
-# Builds the index from the shipped snapshot (data/) when none is published yet.
+# Builds the index from the shipped snapshot (data/) when none is published yet, and rebuilds one
+# an older engine built (its names normalise differently today).
 index: build
-	@node -e "import('./dist/index-builder/publish.js').then(m=>import('./dist/index-builder/locations.js').then(l=>process.exit(m.currentVersionDir(l.indexRoot(l.dataDir()))?0:1)))" \
-		|| node bin/aml.js build-index
+	@node -e "Promise.all([import('./dist/index-builder/ensure-index.js'), import('./dist/index-builder/locations.js')]).then(([m, l]) => m.ensureIndex(l.dataDir(), (s) => process.stderr.write(s + '\\n'), 'rebuild'))"
 
 # The service: the local OpenID provider (AML_IDP_PORT, 8081) and the API (AML_PORT, 8080). The
 # index is built from the shipped snapshot first when none is published.

@@ -20,7 +20,8 @@ async function main(): Promise<void> {
     ...(env['AML_DEV_USERS_FILE'] ? { usersFile: env['AML_DEV_USERS_FILE'] } : {}),
   });
   const config = loadConfig({ ...env, AML_OIDC_AUTHORITY: env['AML_OIDC_AUTHORITY'] ?? idp.issuer });
-  await ensureIndex(config.dataDir, (m) => process.stderr.write(`${m}\n`));
+  // The local service runs on the shipped data: an index an older engine built is rebuilt from it.
+  await ensureIndex(config.dataDir, (m) => process.stderr.write(`${m}\n`), 'rebuild');
   const api = await startService(config);
   process.stdout.write(
     [

@@ -17,8 +17,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { LIST_CODES } from '../../engine/entity.js';
-import { SCHEMA_BY_CODE, TOKEN_JOINED, TOKEN_REAL, nameTokens } from '../../engine/index/index-data.js';
+import { SCHEMA_BY_CODE, TOKEN_JOINED, TOKEN_REAL } from '../../engine/index/index-data.js';
 import { openIndex, type OpenIndex } from '../../engine/index/open-index.js';
+import { normaliserDrift, type NormaliserDrift } from '../../engine/index/normaliser-drift.js';
 import { DEFAULT_CHUNK, EnginePool } from '../../engine/pool/engine-pool.js';
 import type { ScreenItem } from '../../engine/pool/messages.js';
 import { DEFAULT_MATCH_OPTIONS, Screener } from '../../engine/screener.js';
@@ -204,33 +205,6 @@ function indexFacts(index: OpenIndex, openMillis: number) {
     buildMillisFromMeta: index.meta.buildMillis,
     openMillis,
   };
-}
-
-/**
- * Whether the cached evaluation index was built with today's normaliser: a sample of indexed names
- * re-normalised must give the tokens stored. An index built before a normaliser change screens
- * queries normalised one way against names normalised another (rerun with --fresh-eval).
- */
-function normaliserDrift(index: OpenIndex, sample = 2000): { sampled: number; mismatched: number; examples: string[] } {
-  const d = index.data;
-  const names = d.names.entity.length;
-  const step = Math.max(1, Math.floor(names / sample));
-  let sampled = 0;
-  let mismatched = 0;
-  const examples: string[] = [];
-  for (let n = 0; n < names; n += step) {
-    const entity = index.entity(d.names.entity[n]!);
-    const raw = entity.names[d.names.source[n]!]?.full;
-    if (raw === undefined) continue;
-    sampled++;
-    const stored = [...nameTokens(d, n)].map((id) => d.tokens.text[id]!).join(' ');
-    const now = normalizeName(raw, index.tables).tokens.join(' ');
-    if (stored !== now) {
-      mismatched++;
-      if (examples.length < 5) examples.push(`${raw}: indexed "${stored}", now "${now}"`);
-    }
-  }
-  return { sampled, mismatched, examples };
 }
 
 /** The engine's slowest queries (best of three calls each, warm cache), with what they cost retrieval. */
@@ -524,7 +498,7 @@ interface FullBuild {
 interface BenchResult {
   readonly generatedAt: string;
   readonly machine: ReturnType<typeof machineFacts> & { readonly loadAverageAtEnd: readonly number[] };
-  readonly evalIndex: { readonly dir: string; readonly builtThisRun: boolean; readonly normaliserDrift: ReturnType<typeof normaliserDrift> };
+  readonly evalIndex: { readonly dir: string; readonly builtThisRun: boolean; readonly normaliserDrift: NormaliserDrift };
   readonly queries: {
     readonly seed: number;
     readonly sets: Record<QualitySet, { readonly total: number; readonly positives: number; readonly negatives: number }>;
