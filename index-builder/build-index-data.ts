@@ -6,7 +6,7 @@
 import { NAME_KINDS, type CanonicalEntity } from '../engine/entity.js';
 import { normalizeName } from '../engine/text/normalize.js';
 import type { NameTables } from '../engine/text/name-tables.js';
-import { deletionVariants, tokenPhoneticCodes, tokenSkeletons, tokenTrigrams } from '../engine/text/token-keys.js';
+import { deletionVariants, skeletonNeighbourKeys, tokenPhoneticCodes, tokenSkeletons, tokenTrigrams } from '../engine/text/token-keys.js';
 import { HashMultimapBuilder } from '../engine/index/hash-multimap.js';
 import {
   ENTITY_DECEASED,
@@ -150,6 +150,7 @@ export function buildIndexData(entities: readonly CanonicalEntity[], tables: Nam
     for (const code of tokenPhoneticCodes(token)) phonetic.add(code, id);
     for (const g of tokenTrigrams(token)) trigram.add(g, id);
     for (const s of tokenSkeletons(token)) skeleton.add(s, id);
+    for (const k of skeletonNeighbourKeys(token)) skeleton.add(k, id);
   });
 
 

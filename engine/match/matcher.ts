@@ -21,7 +21,7 @@ import { lookup } from '../index/hash-multimap.js';
 import { equivalentTokens, synonymKey, type NameTables } from '../text/name-tables.js';
 import { normalizeName } from '../text/normalize.js';
 import { romanizationVariants } from '../text/romanization.js';
-import { deletionVariants, tokenPhoneticCodes, tokenSkeletons, tokenTrigrams, MIN_LATIN_SKELETON, MIN_SKELETON, MIN_TRIGRAM_TOKEN } from '../text/token-keys.js';
+import { deletionVariants, skeletonNeighbourKeys, tokenPhoneticCodes, tokenSkeletons, tokenTrigrams, MIN_LATIN_SKELETON, MIN_SKELETON, MIN_TRIGRAM_TOKEN } from '../text/token-keys.js';
 import type { MatchOptions } from '../options.js';
 import { compareProfiles, compareTokens, tokenProfile, type TokenCompareOptions, type TokenMatch, type TokenProfile, type TokenRule } from './token-similarity.js';
 import { idf, tokenWeight } from './token-weight.js';
@@ -68,6 +68,8 @@ const CHECK_COST_PER_NAME = 6;
 const BOUND_SLACK = 0.03;
 /** Trigram postings longer than this are skipped: a trigram in tens of thousands of tokens selects nothing. */
 const MAX_TRIGRAM_POSTINGS = 4_000;
+/** A skeleton-neighbour key shared by more words than this selects nothing worth comparing. */
+const MAX_SKELETON_NEIGHBOURS = 400;
 const EXPANSION_CACHE_LIMIT = 100_000;
 const MAX_QUERY_TOKENS = 31;
 const NO_MATCH: TokenMatch = Object.freeze({ similarity: 0, rule: 'fuzzy' });
@@ -269,6 +271,15 @@ export class Matcher {
       // and spelling keys, so the costlier trigram walk is for unknown and rare tokens.
       const common = exact !== undefined && this.index.tokens.df[exact]! >= KNOWN_TOKEN_DF;
       if (!common && q.length >= MIN_TRIGRAM_TOKEN) this.trigramNeighbours(q, opts.trigramFloor, ids);
+      // Spellings two or three letters apart that keep all but one consonant (Nureldine /
+      // Nourredine) share no letter key: the skeletons within one consonant find them, for the
+      // same unknown and rare words.
+      if (!common) {
+        for (const k of skeletonNeighbourKeys(q)) {
+          const found = lookup(keys.skeleton, k);
+          if (found.length <= MAX_SKELETON_NEIGHBOURS) for (const id of found) ids.add(id);
+        }
+      }
 
       for (const v of romanizationVariants(q)) {
         const id = this.tokenIdOf(v);

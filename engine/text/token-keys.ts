@@ -50,3 +50,22 @@ export function tokenSkeletons(token: string, min = MIN_SKELETON): readonly stri
   if (!/[a-z]/.test(token)) return [];
   return consonantSkeletons(token).filter((s) => s.length >= min);
 }
+
+/** A skeleton needs this many consonants to have one-consonant neighbours worth a key. */
+export const MIN_SKELETON_NEIGHBOUR = 4;
+
+/**
+ * Keys of the skeletons within one consonant of the token's (symmetric deletion over consonant
+ * skeletons, marked "~" apart from the skeletons themselves): Nureldine (NRLDN) and Nourredine
+ * (NRDN), Pejman (PJMN) and Pezhman (PZMN), Sajirun and Sahiron share one, where no letter key
+ * reaches across two or three letters changed. Skeletons of MIN_SKELETON_NEIGHBOUR consonants or
+ * more: the neighbours of a shorter one are shared by too many words.
+ */
+export function skeletonNeighbourKeys(token: string): readonly string[] {
+  const out = new Set<string>();
+  for (const s of tokenSkeletons(token, MIN_SKELETON_NEIGHBOUR)) {
+    out.add(`~${s}`);
+    for (let i = 0; i < s.length; i++) if (i === 0 || s[i] !== s[i - 1]) out.add(`~${s.slice(0, i)}${s.slice(i + 1)}`);
+  }
+  return [...out];
+}

@@ -2,7 +2,8 @@
  * Retrieval finds every listed word the token rules pair with a query word: a word no key reached
  * would be scored as unpaired, and a screen would miss what `compare` shows as a match. Found on the
  * index of the shipped snapshot: spellings that share only their consonant skeleton (Mahmud /
- * Mahamoud), with no deletion, sound or trigram key in common.
+ * Mahamoud), or a skeleton within one consonant (Nureldin / Nourredine), with no deletion, sound
+ * or trigram key in common.
  */
 import t from 'tap';
 import { openIndex } from '../../engine/index/open-index.js';
@@ -17,6 +18,20 @@ const matcher = new Matcher(index.data, index.tables);
 
 t.test('a Latin spelling with the same consonant skeleton is an expansion', async (t) => {
   for (const [query, listed] of [['mahmud', 'mahamoud']] as const) {
+    const id = matcher.tokenIdOf(listed);
+    t.ok(id !== undefined, `${listed} is a listed word`);
+    const e = matcher.expand(query, false, DEFAULT_MATCH_OPTIONS).find((x) => x.tokenId === id);
+    t.ok(e && e.similarity > 0, `${query} reaches ${listed} (${e?.rule} ${e?.similarity})`);
+  }
+});
+
+t.test('a spelling within one consonant of the skeleton is an expansion of an unknown word', async (t) => {
+  // Query words no record has: the spellings a user types.
+  for (const [query, listed] of [
+    ['nureldin', 'nourredine'],
+    ['sajiroun', 'sahiron'],
+  ] as const) {
+    t.equal(matcher.tokenIdOf(query), undefined, `${query} is no listed word`);
     const id = matcher.tokenIdOf(listed);
     t.ok(id !== undefined, `${listed} is a listed word`);
     const e = matcher.expand(query, false, DEFAULT_MATCH_OPTIONS).find((x) => x.tokenId === id);

@@ -1,6 +1,8 @@
 import t from 'tap';
 import fc from 'fast-check';
 import {
+  skeletonNeighbourKeys,
+  MIN_SKELETON_NEIGHBOUR,
   deletionVariants,
   tokenTrigrams,
   tokenSkeletons,
@@ -10,6 +12,7 @@ import {
   MIN_LATIN_SKELETON,
 } from '../../engine/text/token-keys.js';
 import { consonantSkeletons } from '../../engine/metrics/consonant-skeleton.js';
+import { holds } from './fixtures/helpers.js';
 
 const letters = (min: number, max: number) => fc.string({ unit: fc.constantFrom('a', 'b', 'l', 'm', 'o', 'r'), minLength: min, maxLength: max });
 
@@ -102,5 +105,29 @@ t.test('skeleton keys: only for tokens with letters, each reading of at least th
       return keys.length === expected.length && keys.every((k, i) => k === expected[i]);
     }),
     { numRuns: 2000 },
+  );
+});
+
+t.test('skeleton neighbours: skeletons within one consonant share a key', async (t) => {
+  const share = (a: string, b: string): boolean => skeletonNeighbourKeys(a).some((k) => skeletonNeighbourKeys(b).includes(k));
+  t.ok(share('nureldine', 'nourredine'), 'a consonant more (NRLDN / NRDN)');
+  t.ok(share('pejman', 'pezhman'), 'a consonant replaced (PJMN / PZMN)');
+  t.ok(share('sajirun', 'sahiron'));
+  t.notOk(share('nureldine', 'nasrallah'), 'two consonants apart');
+  t.same(skeletonNeighbourKeys('omar'), [], `fewer than ${MIN_SKELETON_NEIGHBOUR} consonants: no neighbours`);
+  t.ok(skeletonNeighbourKeys('nourredine').every((k) => k.startsWith('~')), 'marked apart from the skeleton keys');
+  holds(
+    t,
+    'one consonant inserted anywhere into a skeleton of four or more',
+    // Consonants of distinct skeleton classes (p is b, v is f, c and q are k): the skeleton merges
+    // a class repeated across a vowel (Mamat is MT).
+    fc.property(fc.uniqueArray(fc.constantFrom(...'bdfgjklmnrstz'), { minLength: 5, maxLength: 8 }), fc.nat(), (letters, at) => {
+      const c = letters[letters.length - 1]!;
+      const s = letters.slice(0, -1).join('');
+      const i = at % (s.length + 1);
+      const word = [...s].join('a');
+      const longer = [...(s.slice(0, i) + c + s.slice(i))].join('a');
+      return skeletonNeighbourKeys(word).some((k) => skeletonNeighbourKeys(longer).includes(k));
+    }),
   );
 });
