@@ -6,7 +6,7 @@
 import { NAME_KINDS, type CanonicalEntity } from '../engine/entity.js';
 import { normalizeName } from '../engine/text/normalize.js';
 import type { NameTables } from '../engine/text/name-tables.js';
-import { deletionVariants, skeletonNeighbourKeys, tokenPhoneticCodes, tokenSkeletons, tokenTrigrams } from '../engine/text/token-keys.js';
+import { deletionVariants, shortWordKeys, skeletonNeighbourKeys, tokenPhoneticCodes, tokenSkeletons, tokenTrigrams } from '../engine/text/token-keys.js';
 import { HashMultimapBuilder } from '../engine/index/hash-multimap.js';
 import {
   ENTITY_DECEASED,
@@ -151,6 +151,7 @@ export function buildIndexData(entities: readonly CanonicalEntity[], tables: Nam
     for (const g of tokenTrigrams(token)) trigram.add(g, id);
     for (const s of tokenSkeletons(token)) skeleton.add(s, id);
     for (const k of skeletonNeighbourKeys(token)) skeleton.add(k, id);
+    for (const k of shortWordKeys(token)) skeleton.add(k, id);
   });
 
 

@@ -14,7 +14,7 @@ export const EVAL_FLOORS = Object.freeze({
   /** recall on the lists' own aliases and original-script names */
   ofacAlias: 0.85,
   unAliasGood: 0.68,
-  unOriginalScript: 0.87,
+  unOriginalScript: 0.88,
   /**
    * Matches a screen at the threshold misses while a screen at a lower threshold finds them at or
    * above it. The known cause: a query word that the listed name writes as two words ("Abuzed" /

@@ -3,7 +3,7 @@
  * the index and expand a query, so both sides always derive identical keys.
  */
 import { phoneticCodes } from '../metrics/double-metaphone.js';
-import { consonantSkeletons } from '../metrics/consonant-skeleton.js';
+import { consonantSkeletons, vowelSkeleton } from '../metrics/consonant-skeleton.js';
 import { memoByString } from '../memo.js';
 
 /** Tokens shorter than this get no deletion variants: one deletion of "li" matches half the index. */
@@ -68,4 +68,16 @@ export function skeletonNeighbourKeys(token: string): readonly string[] {
     for (let i = 0; i < s.length; i++) if (i === 0 || s[i] !== s[i - 1]) out.add(`~${s.slice(0, i)}${s.slice(i + 1)}`);
   }
   return [...out];
+}
+
+/**
+ * The key of a word whose consonant skeleton is too short to be one (fewer than MIN_SKELETON
+ * consonants, because w and y are read as the long vowels they write): its skeleton with the long
+ * vowels (vowelSkeleton), marked "^". ولی (wly) and Wali are both U-L-I, which the token rules pair
+ * (a romanisation may add only short vowels) and no other key reaches.
+ */
+export function shortWordKeys(token: string): readonly string[] {
+  if (!/[a-z]/.test(token) || tokenSkeletons(token).length > 0) return [];
+  const v = vowelSkeleton(token);
+  return v.length >= 2 ? [`^${v}`] : [];
 }

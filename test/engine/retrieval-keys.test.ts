@@ -38,3 +38,10 @@ t.test('a spelling within one consonant of the skeleton is an expansion of an un
     t.ok(e && e.similarity > 0, `${query} reaches ${listed} (${e?.rule} ${e?.similarity})`);
   }
 });
+
+t.test('a short abjad-script word reaches the romanisation that adds only short vowels', async (t) => {
+  const id = matcher.tokenIdOf('wali');
+  t.ok(id !== undefined, 'wali is a listed word');
+  const e = matcher.expand('wly', true, DEFAULT_MATCH_OPTIONS).find((x) => x.tokenId === id);
+  t.ok(e && e.rule === 'transliteration', `wly (ولی) reaches wali (${e?.rule} ${e?.similarity})`);
+});

@@ -1,6 +1,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import {
+  shortWordKeys,
   skeletonNeighbourKeys,
   MIN_SKELETON_NEIGHBOUR,
   deletionVariants,
@@ -130,4 +131,12 @@ t.test('skeleton neighbours: skeletons within one consonant share a key', async 
       return skeletonNeighbourKeys(word).some((k) => skeletonNeighbourKeys(longer).includes(k));
     }),
   );
+});
+
+t.test('short words: keyed by their long vowels when their consonants are too few', async (t) => {
+  t.same(shortWordKeys('wly'), ['^ULI'], 'ولی letter by letter');
+  t.same(shortWordKeys('wali'), shortWordKeys('wly'), 'Wali: the same key');
+  t.same(shortWordKeys('awal'), shortWordKeys('wl'), 'Awal and اول');
+  t.same(shortWordKeys('omar'), [], 'two consonants: the skeleton key serves');
+  t.same(shortWordKeys('dd'), [], 'one symbol is no key');
 });
