@@ -6,7 +6,7 @@
 import { NAME_KINDS, type CanonicalEntity } from '../engine/entity.js';
 import { normalizeName } from '../engine/text/normalize.js';
 import type { NameTables } from '../engine/text/name-tables.js';
-import { deletionVariants, shortWordKeys, skeletonNeighbourKeys, tokenPhoneticCodes, tokenSkeletons, tokenTrigrams } from '../engine/text/token-keys.js';
+import { indexedTokenKeys } from '../engine/text/token-keys.js';
 import { HashMultimapBuilder } from '../engine/index/hash-multimap.js';
 import {
   ENTITY_DECEASED,
@@ -142,16 +142,11 @@ export function buildIndexData(entities: readonly CanonicalEntity[], tables: Nam
   const skeleton = new HashMultimapBuilder();
   dict.text.forEach((token, id) => {
     byText.add(token, id);
-    deletion.add(token, id);
-    for (const v of deletionVariants(token)) deletion.add(v, id);
-    // A token seen only as two joined name tokens gets no sound or trigram keys: they would let
-    // "victorpetrovich" pass for a misspelling of "victorovich". One typo of it is still found.
-    if ((dict.flags[id]! & TOKEN_REAL) === 0) return;
-    for (const code of tokenPhoneticCodes(token)) phonetic.add(code, id);
-    for (const g of tokenTrigrams(token)) trigram.add(g, id);
-    for (const s of tokenSkeletons(token)) skeleton.add(s, id);
-    for (const k of skeletonNeighbourKeys(token)) skeleton.add(k, id);
-    for (const k of shortWordKeys(token)) skeleton.add(k, id);
+    const keys = indexedTokenKeys(token, (dict.flags[id]! & TOKEN_REAL) !== 0);
+    for (const k of keys.deletion) deletion.add(k, id);
+    for (const k of keys.phonetic) phonetic.add(k, id);
+    for (const k of keys.trigram) trigram.add(k, id);
+    for (const k of keys.skeleton) skeleton.add(k, id);
   });
 
 

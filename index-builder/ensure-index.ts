@@ -1,7 +1,7 @@
 /**
  * The published index directory, built from the shipped snapshot on first use, and checked against
- * today's normaliser on every start (engine/index/normaliser-drift.ts): an index an older engine
- * built is rebuilt, or reported, before it screens anything.
+ * today's normaliser and retrieval keys on every start (engine/index/normaliser-drift.ts): an index
+ * an older engine built is rebuilt, or reported, before it screens anything.
  */
 import path from 'node:path';
 import { buildIndex } from './build.js';
@@ -9,9 +9,9 @@ import { SHIPPED_SPEC, indexRoot } from './locations.js';
 import { currentVersionDir } from './publish.js';
 import { loadSnapshotSpec } from './snapshot-spec.js';
 import { openIndex } from '../engine/index/open-index.js';
-import { normaliserDrift, type NormaliserDrift } from '../engine/index/normaliser-drift.js';
+import { keyDrift, normaliserDrift } from '../engine/index/normaliser-drift.js';
 
-/** Names re-normalised at start: a few milliseconds, and any normaliser change shows in them. */
+/** Names re-normalised and words re-keyed at start: a few milliseconds, and any change shows in them. */
 export const START_DRIFT_SAMPLE = 1000;
 
 /**
@@ -21,10 +21,16 @@ export const START_DRIFT_SAMPLE = 1000;
  */
 export type OnStaleIndex = 'rebuild' | 'warn';
 
-async function driftOf(dir: string): Promise<NormaliserDrift> {
+/** What an older engine left in the index, in counts (the names are listed names: not for a log); undefined when nothing. */
+async function staleness(dir: string): Promise<string | undefined> {
   const index = openIndex(dir);
   try {
-    return normaliserDrift(index, START_DRIFT_SAMPLE);
+    const names = normaliserDrift(index, START_DRIFT_SAMPLE);
+    const keys = keyDrift(index, START_DRIFT_SAMPLE);
+    const found: string[] = [];
+    if (names.mismatched > 0) found.push(`${names.mismatched} of ${names.sampled} sampled names normalise differently today`);
+    if (keys.missing > 0) found.push(`${keys.missing} of ${keys.sampled} sampled words lack retrieval keys today's engine looks up`);
+    return found.length > 0 ? found.join('; ') : undefined;
   } finally {
     await index.close();
   }
@@ -34,10 +40,9 @@ export async function ensureIndex(dataDir: string, log: (m: string) => void, onS
   const root = indexRoot(dataDir);
   const dir = currentVersionDir(root);
   if (dir) {
-    const drift = await driftOf(dir);
-    if (drift.mismatched === 0) return dir;
-    // Counts only: the examples are listed names, and logs carry no names.
-    const stale = `index ${path.basename(dir)} was built by an older engine: ${drift.mismatched} of ${drift.sampled} sampled names normalise differently today`;
+    const found = await staleness(dir);
+    if (found === undefined) return dir;
+    const stale = `index ${path.basename(dir)} was built by an older engine: ${found}`;
     if (onStale === 'warn') {
       log(`${stale}; matches can be missed until it is rebuilt (aml build-index --data-dir ${dataDir}, or POST /v1/admin/lists/rebuild)`);
       return dir;

@@ -13,7 +13,7 @@ import { indexRoot } from '../index-builder/locations.js';
 import { currentVersionDir } from '../index-builder/publish.js';
 import { CATALOG_NAME_TABLES, DB, INDEX_FILE, INDEX_MAX_DBS } from '../engine/index/index-layout.js';
 import { openIndex } from '../engine/index/open-index.js';
-import { normaliserDrift } from '../engine/index/normaliser-drift.js';
+import { keyDrift, normaliserDrift } from '../engine/index/normaliser-drift.js';
 import type { NameTablesData } from '../engine/text/name-tables.js';
 import { dataDirWithPrivateIndex } from './helpers/private-index.js';
 
@@ -24,6 +24,20 @@ function makeStale(versionDir: string): void {
     const catalog = env.openDB<NameTablesData, string>({ name: DB.catalog, encoding: 'json' });
     const tables = catalog.get(CATALOG_NAME_TABLES)!;
     catalog.putSync(CATALOG_NAME_TABLES, { ...tables, prefixTokens: [...tables.prefixTokens, 'mohammed', 'muhammad', 'ali', 'abdul', 'ahmed', 'john', 'david', 'maria', 'al'] });
+  } finally {
+    env.close();
+  }
+}
+
+/** Empties the skeleton keys: an index from before a key family existed. */
+function dropSkeletonKeys(versionDir: string): void {
+  const env = open({ path: path.join(versionDir, INDEX_FILE), maxDbs: INDEX_MAX_DBS });
+  try {
+    const arrays = env.openDB<Buffer, string>({ name: DB.arrays, encoding: 'binary' });
+    const u32 = (xs: number[]): Buffer => Buffer.from(Uint32Array.from(xs).buffer);
+    arrays.putSync('keys.skeleton.keys', u32([]));
+    arrays.putSync('keys.skeleton.offsets', u32([0]));
+    arrays.putSync('keys.skeleton.values', u32([]));
   } finally {
     env.close();
   }
@@ -58,4 +72,18 @@ t.test('an index an older engine built is reported, or rebuilt from the shipped 
   const index = openIndex(fresh);
   t.teardown(() => index.close());
   t.equal(normaliserDrift(index, 1000).mismatched, 0, 'the new version agrees with this engine');
+});
+
+t.test('an index without the keys this engine looks up is reported', async (t) => {
+  const dataDir = await dataDirWithPrivateIndex('aml-ensure-keys-');
+  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const dir = currentVersionDir(indexRoot(dataDir))!;
+  dropSkeletonKeys(dir);
+  const index = openIndex(dir);
+  const drift = keyDrift(index, 1000);
+  await index.close();
+  t.ok(drift.missing > 0, `${drift.missing} of ${drift.sampled} sampled words lack a key`);
+  const warned: string[] = [];
+  t.equal(await ensureIndex(dataDir, (m) => warned.push(m), 'warn'), dir);
+  t.match(warned[0], /built by an older engine: \d+ of \d+ sampled words lack retrieval keys/);
 });

@@ -1,12 +1,16 @@
 /**
- * Whether an index was built by today's normaliser: a sample of its names, normalised again from
- * the text the entity records keep, must give the tokens the index stores. An index built before a
- * normaliser change would screen queries normalised one way against names normalised another, and
- * miss matches without a sign; the service and the benches check before they use one.
+ * Whether an index was built by today's engine: a sample of its names, normalised again from the
+ * text the entity records keep, must give the tokens the index stores, and a sample of its words
+ * must be filed under every key today's engine looks them up by. An index built before a
+ * normaliser or key change would screen queries normalised one way against names normalised
+ * another, or never reach words through the new keys, and miss matches without a sign; the service
+ * and the benches check before they use one.
  */
-import { nameTokens } from './index-data.js';
+import { nameTokens, TOKEN_REAL } from './index-data.js';
 import type { OpenIndex } from './open-index.js';
+import { lookup, type HashMultimap } from './hash-multimap.js';
 import { normalizeName } from '../text/normalize.js';
+import { indexedTokenKeys, type IndexedTokenKeys } from '../text/token-keys.js';
 
 export interface NormaliserDrift {
   readonly sampled: number;
@@ -35,4 +39,46 @@ export function normaliserDrift(index: OpenIndex, sample = 2000): NormaliserDrif
     }
   }
   return { sampled, mismatched, examples };
+}
+
+export interface KeyDrift {
+  readonly sampled: number;
+  /** sampled words missing from at least one key today's engine files them under */
+  readonly missing: number;
+}
+
+/** `values` (one key's token ids, ascending) holds `id`. */
+function holds(values: Uint32Array, id: number): boolean {
+  let lo = 0;
+  let hi = values.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = values[mid]!;
+    if (v === id) return true;
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/** Words evenly spread over the dictionary, `sample` of them at most. */
+export function keyDrift(index: OpenIndex, sample = 500): KeyDrift {
+  const d = index.data;
+  const families: Record<keyof IndexedTokenKeys, HashMultimap> = {
+    deletion: d.keys.deletion,
+    phonetic: d.keys.phonetic,
+    trigram: d.keys.trigram,
+    skeleton: d.keys.skeleton,
+  };
+  const total = d.tokens.text.length;
+  const step = Math.max(1, Math.floor(total / sample));
+  let sampled = 0;
+  let missing = 0;
+  for (let id = 0; id < total; id += step) {
+    sampled++;
+    const keys = indexedTokenKeys(d.tokens.text[id]!, (d.tokens.flags[id]! & TOKEN_REAL) !== 0);
+    const filed = (Object.keys(families) as (keyof IndexedTokenKeys)[]).every((f) => keys[f].every((k) => holds(lookup(families[f], k), id)));
+    if (!filed) missing++;
+  }
+  return { sampled, missing };
 }

@@ -81,3 +81,29 @@ export function shortWordKeys(token: string): readonly string[] {
   const v = vowelSkeleton(token);
   return v.length >= 2 ? [`^${v}`] : [];
 }
+
+/** The retrieval keys the index holds for one dictionary token, by key family. */
+export interface IndexedTokenKeys {
+  readonly deletion: readonly string[];
+  readonly phonetic: readonly string[];
+  readonly trigram: readonly string[];
+  readonly skeleton: readonly string[];
+}
+
+/**
+ * Every key the index builder files a token under: the one list of key families, read by the
+ * builder and by the check that an index holds the keys today's engine looks up
+ * (engine/index/normaliser-drift.ts). A token seen only as two name words written together (not
+ * `real`) gets no sound, trigram or skeleton keys: they would let "victorpetrovich" pass for a
+ * misspelling of "victorovich"; one typo of it is still found.
+ */
+export function indexedTokenKeys(token: string, real: boolean): IndexedTokenKeys {
+  const deletion = [token, ...deletionVariants(token)];
+  if (!real) return { deletion, phonetic: [], trigram: [], skeleton: [] };
+  return {
+    deletion,
+    phonetic: tokenPhoneticCodes(token),
+    trigram: tokenTrigrams(token),
+    skeleton: [...tokenSkeletons(token), ...skeletonNeighbourKeys(token), ...shortWordKeys(token)],
+  };
+}
