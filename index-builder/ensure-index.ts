@@ -1,6 +1,6 @@
 /**
  * The published index directory, built from the shipped snapshot on first use, and checked against
- * today's normaliser and retrieval keys on every start (engine/index/normaliser-drift.ts): an index
+ * today's normaliser and retrieval keys on every start (engine/index/index-drift.ts): an index
  * an older engine built is rebuilt, or reported, before it screens anything.
  */
 import path from 'node:path';
@@ -9,7 +9,7 @@ import { SHIPPED_SPEC, indexRoot } from './locations.js';
 import { currentVersionDir } from './publish.js';
 import { loadSnapshotSpec } from './snapshot-spec.js';
 import { openIndex } from '../engine/index/open-index.js';
-import { keyDrift, normaliserDrift } from '../engine/index/normaliser-drift.js';
+import { keyDrift, normaliserDrift } from '../engine/index/index-drift.js';
 
 /** Names re-normalised and words re-keyed at start: a few milliseconds, and any change shows in them. */
 export const START_DRIFT_SAMPLE = 1000;

@@ -13,7 +13,7 @@ import { indexRoot } from '../index-builder/locations.js';
 import { currentVersionDir } from '../index-builder/publish.js';
 import { CATALOG_NAME_TABLES, DB, INDEX_FILE, INDEX_MAX_DBS } from '../engine/index/index-layout.js';
 import { openIndex } from '../engine/index/open-index.js';
-import { keyDrift, normaliserDrift } from '../engine/index/normaliser-drift.js';
+import { keyDrift, normaliserDrift } from '../engine/index/index-drift.js';
 import type { NameTablesData } from '../engine/text/name-tables.js';
 import { dataDirWithPrivateIndex } from './helpers/private-index.js';
 

@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { LIST_CODES } from '../../engine/entity.js';
 import { SCHEMA_BY_CODE, TOKEN_JOINED, TOKEN_REAL } from '../../engine/index/index-data.js';
 import { openIndex, type OpenIndex } from '../../engine/index/open-index.js';
-import { normaliserDrift, type NormaliserDrift } from '../../engine/index/normaliser-drift.js';
+import { normaliserDrift, type NormaliserDrift } from '../../engine/index/index-drift.js';
 import { DEFAULT_CHUNK, EnginePool } from '../../engine/pool/engine-pool.js';
 import type { ScreenItem } from '../../engine/pool/messages.js';
 import { DEFAULT_MATCH_OPTIONS, Screener } from '../../engine/screener.js';

@@ -93,7 +93,7 @@ export interface IndexedTokenKeys {
 /**
  * Every key the index builder files a token under: the one list of key families, read by the
  * builder and by the check that an index holds the keys today's engine looks up
- * (engine/index/normaliser-drift.ts). A token seen only as two name words written together (not
+ * (engine/index/index-drift.ts). A token seen only as two name words written together (not
  * `real`) gets no sound, trigram or skeleton keys: they would let "victorpetrovich" pass for a
  * misspelling of "victorovich"; one typo of it is still found.
  */
