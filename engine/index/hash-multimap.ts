@@ -16,14 +16,15 @@ export interface HashMultimap {
 
 const EMPTY = new Uint32Array(0);
 
-function findKey(keys: Uint32Array, hash: number): number {
+/** Position of `x` in an ascending array, or -1 (binary search: keys, and one key's values). */
+export function indexOfSorted(sorted: Uint32Array, x: number): number {
   let lo = 0;
-  let hi = keys.length - 1;
+  let hi = sorted.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    const k = keys[mid]!;
-    if (k < hash) lo = mid + 1;
-    else if (k > hash) hi = mid - 1;
+    const k = sorted[mid]!;
+    if (k < x) lo = mid + 1;
+    else if (k > x) hi = mid - 1;
     else return mid;
   }
   return -1;
@@ -31,7 +32,7 @@ function findKey(keys: Uint32Array, hash: number): number {
 
 /** Values stored under the hash (a view, not a copy). */
 export function lookupHash(map: HashMultimap, hash: number): Uint32Array {
-  const i = findKey(map.keys, hash);
+  const i = indexOfSorted(map.keys, hash);
   if (i < 0) return EMPTY;
   return map.values.subarray(map.offsets[i]!, map.offsets[i + 1]!);
 }

@@ -8,7 +8,7 @@
  */
 import { nameTokens, TOKEN_REAL } from './index-data.js';
 import type { OpenIndex } from './open-index.js';
-import { lookup, type HashMultimap } from './hash-multimap.js';
+import { indexOfSorted, lookup, type HashMultimap } from './hash-multimap.js';
 import { normalizeName } from '../text/normalize.js';
 import { indexedTokenKeys, type IndexedTokenKeys } from '../text/token-keys.js';
 
@@ -47,20 +47,6 @@ export interface KeyDrift {
   readonly missing: number;
 }
 
-/** `values` (one key's token ids, ascending) holds `id`. */
-function holds(values: Uint32Array, id: number): boolean {
-  let lo = 0;
-  let hi = values.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = values[mid]!;
-    if (v === id) return true;
-    if (v < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
-}
-
 /** Words evenly spread over the dictionary, `sample` of them at most. */
 export function keyDrift(index: OpenIndex, sample = 500): KeyDrift {
   const d = index.data;
@@ -77,7 +63,7 @@ export function keyDrift(index: OpenIndex, sample = 500): KeyDrift {
   for (let id = 0; id < total; id += step) {
     sampled++;
     const keys = indexedTokenKeys(d.tokens.text[id]!, (d.tokens.flags[id]! & TOKEN_REAL) !== 0);
-    const filed = (Object.keys(families) as (keyof IndexedTokenKeys)[]).every((f) => keys[f].every((k) => holds(lookup(families[f], k), id)));
+    const filed = (Object.keys(families) as (keyof IndexedTokenKeys)[]).every((f) => keys[f].every((k) => indexOfSorted(lookup(families[f], k), id) >= 0));
     if (!filed) missing++;
   }
   return { sampled, missing };
