@@ -67,7 +67,11 @@ const LEGAL_FORMS: Record<string, string[]> = {
   llc: [
     'limited liability company',
     'ooo',
+    // the lists write the Russian form in several romanisations (OFAC mostly -oi, BGN/PCGN -oy)
     'obshchestvo s ogranichennoy otvetstvennostyu',
+    'obshchestvo s ogranichennoi otvetstvennostyu',
+    'obshchestvo s ogranichennoi otvetstvennostiu',
+    'obshchestvo s ogranichennoy otvetstvennostiu',
     'tov',
     'too',
     'mchj',
@@ -96,6 +100,10 @@ const LEGAL_FORMS: Record<string, string[]> = {
     'closed joint stock company',
     'open joint stock company',
     'aktsionernoe obshchestvo',
+    'aktsionernoye obshchestvo',
+    'otkrytoe aktsionernoe obshchestvo',
+    'zakrytoe aktsionernoe obshchestvo',
+    'publichnoe aktsionernoe obshchestvo',
     'ag',
     'nv',
     'spa',

@@ -92,6 +92,13 @@ t.test('multi-word phrases contract to one token', async (t) => {
 
 t.test('legal-form phrases', async (t) => {
   t.same(tokens('Gazprom limited liability company'), tokens('Gazprom LLC'), 'limited liability company = llc');
+  // The Russian forms in the romanisations the lists use.
+  for (const form of ['Obshchestvo s Ogranichennoi Otvetstvennostyu', 'Obshchestvo s Ogranichennoy Otvetstvennostyu', 'Obshchestvo s Ogranichennoi Otvetstvennostiu']) {
+    t.same(tokens(`${form} Pluton`), tokens('Limited Liability Company Pluton'), form);
+  }
+  for (const form of ['Aktsionernoe Obshchestvo', 'Aktsionernoye Obshchestvo', 'Zakrytoe Aktsionernoe Obshchestvo', 'Publichnoe Aktsionernoe Obshchestvo']) {
+    t.same(tokens(`${form} Pluton`), tokens('Joint Stock Company Pluton'), form);
+  }
 });
 
 t.test('Persian, Urdu and Pashto letters', async (t) => {
