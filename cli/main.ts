@@ -22,12 +22,12 @@ import { loadSnapshotSpec, specFromFolder } from '../index-builder/snapshot-spec
 import { downloadLists } from '../index-builder/download.js';
 import { loadListSources } from '../index-builder/list-sources.js';
 import { ListParseError } from '../index-builder/parsed-list.js';
-import { openIndex } from '../engine/index/open-index.js';
+import type { OpenIndex } from '../engine/index/open-index.js';
 import { Screener } from '../engine/screener.js';
 import { EnginePool } from '../engine/pool/engine-pool.js';
 import { SCREEN_FLAGS, UsageError, entityTypeOf, optionsFromFlags } from './args.js';
 import { runJsonl } from './jsonl.js';
-import { ensureIndex as ensureIndexIn } from '../index-builder/ensure-index.js';
+import { ensureIndex as ensureIndexIn, ensureOpenIndex } from '../index-builder/ensure-index.js';
 import { isRealDate } from '../engine/dates.js';
 
 const USAGE = `usage:
@@ -91,6 +91,11 @@ function ensureIndex(): Promise<string> {
   return ensureIndexIn(dataDir(), (m) => process.stderr.write(`${m}\n`));
 }
 
+/** The index, checked and opened once, for a single screen or comparison. */
+function ensureIndexOpen(): Promise<OpenIndex> {
+  return ensureOpenIndex(dataDir(), (m) => process.stderr.write(`${m}\n`));
+}
+
 function threadsOf(value: string | undefined): number {
   if (value === undefined) return os.availableParallelism();
   const n = Number(value);
@@ -129,8 +134,7 @@ async function screenCommand(argv: string[]): Promise<void> {
   }
   const name = positionals.join(' ').trim();
   if (!name) throw new UsageError('screen: a NAME (or --jsonl)');
-  const dir = await ensureIndex();
-  const index = openIndex(dir);
+  const index = await ensureIndexOpen();
   try {
     const screener = new Screener(index);
     const subject = {
@@ -173,8 +177,7 @@ async function compareCommand(argv: string[]): Promise<void> {
     return;
   }
   if (positionals.length !== 2) throw new UsageError('compare: two names, each quoted');
-  const dir = await ensureIndex();
-  const index = openIndex(dir);
+  const index = await ensureIndexOpen();
   try {
     const result = new Screener(index).compare(positionals[0]!, positionals[1]!, options, entityType);
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
