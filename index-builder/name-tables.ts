@@ -127,6 +127,8 @@ const ASSIMILATED_ABDUL: Record<string, string[]> = {
   abdul: [
     ...['ar', 'as', 'ash', 'az', 'an', 'at', 'ad', 'ur', 'us', 'ush', 'uz', 'un', 'ut', 'ud', 'ul', 'el', 'er', 'es', 'en'].map((a) => `abd ${a}`),
     ...['abdur', 'abdus', 'abdush', 'abduz', 'abdun', 'abdut', 'abdud', 'abder', 'abdes', 'abden'],
+    // The particle with the article's vowel as other spellings write it (Abdel Kader, Abdol Reza).
+    ...['abdel', 'abdal', 'abdol', 'abdoul', 'abdil'],
   ],
 };
 

@@ -136,6 +136,38 @@ function splitJoinedWord(bare: string): [string, string] | undefined {
   return undefined;
 }
 
+/**
+ * "Abd al-" and the name after it written as one Latin word: Abdulrahman, Abdurrahman (the article
+ * assimilated to a sun letter), Abdelkader, Abdirahman, Abdoulkader, Abdolreza. Lists write the same
+ * name apart as often ("Abd al-Rahman", "Abdul Rahman"), and a query may use either form, so the
+ * word is split into the particle, in its canonical form, and the name: both forms then read
+ * "abdul rahman". The particle is "abd", one or two vowels ("ou" in French spellings) and the
+ * article's l, or that l assimilated (the next letter doubled: abdu-r-rahman) or left out before a
+ * consonant (Abdurahman, Abdikarim). Not split: Abdullah and its forms (abd + Allah: Abdallah,
+ * Abdullahi, Abdoulaye), surnames made of them (Abdullayev, Abdullin, Abdellaoui), and a rest
+ * of fewer than three letters (Abdias, Abdon).
+ */
+const ABD_COMPOUND = /^abd(ou|[aeiou])([a-z]{3,})$/;
+/** What follows "abd" + vowel + the article's l in the forms of Abdullah ("lah", "lahi", "aye"...). */
+const ALLAH_REST = /^(l?(a|ah|ahi|ai|aye?|e|eh|i|o|oh|ay|aoui|awi|in|ozoda)|l+ah.*|.*llah)$/;
+const SURNAME_ENDING = /(ov|ova|ev|eva|off|ovich|evich|ovna|evna|zoda|zade|zadeh|oglu|ogly|uly)$/;
+export const ABDUL = 'abdul';
+
+export function splitAbdCompound(token: string): string | undefined {
+  const m = ABD_COMPOUND.exec(token);
+  if (!m || SURNAME_ENDING.test(token)) return undefined;
+  let rest = m[2]!;
+  if (rest.startsWith('l')) {
+    rest = rest.slice(1);
+    if (ALLAH_REST.test(rest)) return undefined;
+    // A doubled article before a consonant is a slip of the keyboard (Abdullrahman).
+    if (rest.startsWith('l') && !/^l[aeiou]/.test(rest)) rest = rest.slice(1);
+  } else if (rest.charCodeAt(0) === rest.charCodeAt(1)) {
+    rest = rest.slice(1);
+  }
+  return rest.length >= 3 && /[^aeiou]/.test(rest) ? rest : undefined;
+}
+
 function ascii(word: string): string {
   return anyAscii(word).toLowerCase().replace(NON_ALNUM, '');
 }
@@ -151,7 +183,9 @@ function syllables(word: string): string[] {
 function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
   if (LATIN_OR_DIGIT.test(word)) {
     const token = ascii(word);
-    if (token) out.push({ token, abjad: false });
+    const abdRest = splitAbdCompound(token);
+    if (abdRest !== undefined) out.push({ token: ABDUL, abjad: false }, { token: abdRest, abjad: false });
+    else if (token) out.push({ token, abjad: false });
     return;
   }
   const bare = foldArabicScript(word.normalize('NFD').replace(MARKS, '').normalize('NFC').toLowerCase());

@@ -114,6 +114,30 @@ t.test('an assimilated article of Abd al- is the same particle', async (t) => {
   t.ok(tables.synonymsOf.get('abdus')?.some((g) => tables.data.synonymGroups[g]!.includes('abdul')), 'abdus too');
 });
 
+t.test('Abd al- and the name after it written as one word are split', async (t) => {
+  t.same(tokens('Abdulrahman Bashir'), ['abdul', 'rahman', 'bashir']);
+  t.same(tokens('Abdurrahman'), tokens('Abd al-Rahman'), 'the article assimilated: the next letter doubled');
+  t.same(tokens('Abdussalaam'), ['abdul', 'salaam']);
+  t.same(tokens('Abdurahman'), ['abdul', 'rahman'], 'the article left out before a consonant');
+  t.same(tokens('Abdirahman'), ['abdul', 'rahman'], 'Somali Abdi-');
+  t.same(tokens('Abdelkader'), ['abdul', 'kader']);
+  t.same(tokens('Abdoulkader'), ['abdul', 'kader'], 'French ou');
+  t.same(tokens('Abdolreza'), ['abdul', 'reza']);
+  t.same(tokens('Abdulaziz'), ['abdul', 'aziz']);
+  t.same(tokens('Abdullatif'), ['abdul', 'latif'], 'a name starting with l after the article');
+  t.same(tokens('Abdullrahman'), ['abdul', 'rahman'], 'a doubled article before a consonant');
+  t.same(tokens('Abdelilah'), ['abdul', 'ilah'], 'Abd al-Ilah is not Abdullah');
+  for (const whole of ['Abdullah', 'Abdallah', 'Abdulla', 'Abdullahi', 'Abdillahi', 'Abdoulaye', 'Abdulai', 'Abdellillah', 'Abdollahinejad']) {
+    t.same(tokens(whole), [whole.toLowerCase()], `${whole}: Abdullah is one name`);
+  }
+  for (const surname of ['Abdullayev', 'Abdurakhmanov', 'Abdullin', 'Abdulkhamidovich', 'Abdullozoda']) {
+    t.same(tokens(surname), [surname.toLowerCase()], `${surname}: a surname made of the name`);
+  }
+  for (const other of ['Abdias', 'Abdon', 'Abdou', 'Abdi', 'Abdaoui']) t.same(tokens(other), [other.toLowerCase()], `${other}: no name after the particle`);
+  t.ok(tables.synonymsOf.get('abdel')?.some((g) => tables.data.synonymGroups[g]!.includes('abdul')), 'abdel, written apart, is abdul');
+  t.ok(tables.synonymsOf.get('abdol')?.some((g) => tables.data.synonymGroups[g]!.includes('abdul')), 'abdol too');
+});
+
 t.test('a phrase with mistyped words still contracts', async (t) => {
   t.same(tokens('Militechtrade Limited Liability Comany'), ['militechtrade', 'llc'], 'a letter dropped');
   t.same(tokens('Limited Liabilitg Company Algoritm'), ['llc', 'algoritm'], 'a letter replaced');
