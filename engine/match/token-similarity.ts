@@ -157,6 +157,25 @@ function vowelLetters(token: string): number {
   return n;
 }
 
+/**
+ * Vowels that render one sound in the romanisations of one name: o / u (Omar / Umar), e / i (Salem /
+ * Salim, Sher / Shir), e / a (Reza / Raza, Aden / Adan). Not a / i, which tells two Arabic names of
+ * one root apart (Amar / Amir, Saad / Said).
+ */
+const ONE_SOUND_VOWELS: ReadonlySet<string> = new Set(['ou', 'uo', 'ei', 'ie', 'ea', 'ae']);
+
+/** Same length, one letter apart, and those letters two renderings of one vowel. */
+function oneVowelApart(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = -1;
+  for (let i = 0; i < a.length; i++) {
+    if (a.charCodeAt(i) === b.charCodeAt(i)) continue;
+    if (diff >= 0) return false;
+    diff = i;
+  }
+  return diff >= 0 && ONE_SOUND_VOWELS.has(a[diff]! + b[diff]!);
+}
+
 /** One token is the other plus a final a, after a consonant: a feminine form (Paula / Paul). */
 function feminineForm(a: string, b: string): boolean {
   const [short, long] = a.length < b.length ? [a, b] : [b, a];
@@ -220,7 +239,10 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
   // alike their letters.
   const likeness = !(longer <= MAX_SYLLABLE + 1 && isRomanisedSyllable(q) && isRomanisedSyllable(c)) || oneEditApart(q, c);
   if (likeness && fuzzy > best.similarity) best = { similarity: fuzzy, rule: 'fuzzy' };
-  if (!twoNames && !bothKnown && best.similarity < TOKEN_RULES.oneEdit && shorter >= TOKEN_RULES.oneEditMinLength && oneEditApart(q, c)) {
+  // Between two known name parts, only a vowel written another way (Omar / Umar, Reza / Raza, Sher /
+  // Shir): their consonants, which mostly tell names apart, are the same.
+  const typo = bothKnown ? oneVowelApart(q, c) : oneEditApart(q, c);
+  if (!twoNames && best.similarity < TOKEN_RULES.oneEdit && shorter >= TOKEN_RULES.oneEditMinLength && typo) {
     best = { similarity: TOKEN_RULES.oneEdit, rule: 'fuzzy' };
   }
   if (opts.phonetic && likeness && shorter >= TOKEN_RULES.phoneticMinLength && longer <= shorter * TOKEN_RULES.phoneticMaxLengthRatio && shareAny(qp.codes, cp.codes)) {

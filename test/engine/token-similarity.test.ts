@@ -240,6 +240,24 @@ t.test('two known name parts that differ in consonants are two names', async (t)
   }
 });
 
+t.test('two known name parts one vowel apart: a vowel written another way is one name', async (t) => {
+  for (const [a, b] of [
+    ['omar', 'umar'],
+    ['reza', 'raza'],
+    ['sher', 'shir'],
+    ['aden', 'adan'],
+  ] as const) {
+    t.equal(cmp(a, b, DEFAULT, false, true).similarity, TOKEN_RULES.oneEdit, `${a} / ${b}`);
+  }
+  for (const [a, b] of [
+    ['amar', 'amir'],
+    ['saad', 'said'],
+  ] as const) {
+    t.ok(cmp(a, b, DEFAULT, false, true).similarity < TOKEN_RULES.oneEdit, `${a} / ${b}: a / i tells two names of one root apart`);
+  }
+  t.ok(cmp('mila', 'milan', DEFAULT, false, true).similarity < TOKEN_RULES.oneEdit, 'a letter added is not a vowel written another way');
+});
+
 t.test('abjad: two-consonant skeletons pair when the long vowels agree too', async (t) => {
   t.equal(cmp('dwry', 'duri', DEFAULT, true).rule, 'transliteration', 'الدوري / Duri');
   t.equal(cmp('dwry', 'dari', DEFAULT, true).similarity, 0, 'الدوري / Dari');
