@@ -132,6 +132,19 @@ const ASSIMILATED_ABDUL: Record<string, string[]> = {
   ],
 };
 
+/**
+ * The endings "Allah" and "al-Din" apart, however the article is spelt ("Rahmat ullah", "Badr
+ * al-Din", "Bashir-ud-Din", "Nour Eddine"): one canonical word each, the one normalize.ts splits
+ * off the same names written as one word (Rahmatullah, Badreddine).
+ */
+const THEOPHORIC: Record<string, string[]> = {
+  allah: ['ullah', 'ollah', 'ellah', 'illah'],
+  uddin: [
+    ...['eddine', 'eddin', 'udin', 'aldin', 'aldine', 'eldin', 'eldine', 'uldin', 'addin', 'iddin', 'oddin', 'ouddine', 'aldeen', 'eldeen', 'udeen', 'uddeen'],
+    ...['al', 'el', 'ul', 'ud', 'ed', 'ad', 'id', 'od', 'u', 'e'].flatMap((a) => ['din', 'dine', 'deen'].map((d) => `${a} ${d}`)),
+  ],
+};
+
 export interface NameTablesBuild {
   readonly data: NameTablesData;
   readonly files: readonly SourceFileInfo[];
@@ -268,6 +281,7 @@ export async function buildNameTables(namesDir: string, evalDir: string, knowled
   addSynonyms(symbols['org_domains'], false);
   addSynonyms(symbols['person_symbols'], false, NAME_PARTICLES);
   addSynonyms(ASSIMILATED_ABDUL, false);
+  addSynonyms(THEOPHORIC, false);
   // A particle written in Arabic script comes with the article split off its next word
   // (عبد الرحمن -> abdul al rahman): where "abd al" contracts to "abdul", "abdul al" does too.
   for (const [phrase, canonical] of Object.entries(phrases)) {

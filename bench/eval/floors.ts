@@ -6,9 +6,9 @@
  */
 export const EVAL_FLOORS = Object.freeze({
   /** recall on realistic variants at the default threshold */
-  realisticRecall: 0.90,
+  realisticRecall: 0.905,
   /** false-positive rate on clean names at the default threshold */
-  maxFalsePositiveRate: 0.0145,
+  maxFalsePositiveRate: 0.015,
   /** recall per generated-variant category: the engine's basic promises */
   generated: Object.freeze({ typo: 0.97, typo2: 0.95, reorder: 0.98, drop_middle: 0.92, nickname: 0.95, spelling: 0.95, join_split: 0.95, noise: 0.97 }),
   /** recall on the lists' own aliases and original-script names */
@@ -19,7 +19,9 @@ export const EVAL_FLOORS = Object.freeze({
    * Matches a screen at the threshold misses while a screen at a lower threshold finds them at or
    * above it. The known cause: a query word that the listed name writes as two words ("Abuzed" /
    * "Abu Zaid") pairs only in the alignment, which retrieval does not foresee (docs/matching.md,
-   * section 5). Any other loss is a retrieval bug.
+   * section 5). Any other loss is a retrieval bug. Since "Allah" and "al-Din" endings are split
+   * off (normalize.ts splitTheophoric), a mistyped one-word form ("Hamdullay", "Nurulah") against
+   * the listed two words is the most common such case.
    */
-  maxPrunedMatches: 8,
+  maxPrunedMatches: 16,
 });

@@ -168,6 +168,47 @@ export function splitAbdCompound(token: string): string | undefined {
   return rest.length >= 3 && /[^aeiou]/.test(rest) ? rest : undefined;
 }
 
+/**
+ * A name ending in "Allah" or "al-Din" written as one Latin word: Rahmatullah, Nasrallah,
+ * Hizbollah; Badreddine, Salahuddin, Nasraldine, Kamarudin. Lists write the same names apart
+ * ("Rahmat Allah", "Badr al-Din", "Bashir-ud-Din"), which normalise to the name and one
+ * canonical ending (the name tables contract "al din", "ud din", "el dine" ... to uddin); the word
+ * is split the same way, so both forms read alike however the article's vowel is spelt.
+ * Endings whose letters also end European names are left alone: a single d after a vowel other
+ * than u (Volodin, Kostadin, Claudine), "-aldine" (Geraldine), "-olla" and "-ulla" without h
+ * (Cipolla, Ulla).
+ */
+const THEOPHORIC_ENDINGS: readonly (readonly [string, string])[] = [
+  ...['ullah', 'ollah', 'allah', 'ellah', 'illah'].map((e) => [e, 'allah'] as const),
+  ...['ouddine', 'ouddin', 'uddine', 'uddin', 'eddine', 'eddin', 'iddine', 'iddin', 'addine', 'addin', 'oddine', 'oddin', 'uddeen', 'eddeen', 'addeen']
+    .concat(['aldin', 'eldin', 'uldin', 'aldeen', 'eldeen', 'uldeen', 'udeen', 'udin'])
+    .map((e) => [e, 'uddin'] as const),
+].sort((a, b) => b[0].length - a[0].length);
+/** Abdullah and its spellings are one name, not a name and Allah. */
+const ABD_ROOT = /^(bou|c)?(ab[aeiou]?d|adb|avd)/;
+export const THEOPHORIC_MIN_ROOT = 3;
+
+export function splitTheophoric(token: string): readonly [string, string] | undefined {
+  for (const [ending, canonical] of THEOPHORIC_ENDINGS) {
+    if (token.length - ending.length < THEOPHORIC_MIN_ROOT || !token.endsWith(ending)) continue;
+    const root = token.slice(0, -ending.length);
+    return ABD_ROOT.test(root) ? undefined : [root, canonical];
+  }
+  return undefined;
+}
+
+/**
+ * A Latin word split into the name words it is written for (splitAbdCompound, splitTheophoric),
+ * each part split again, so that normalising the result changes nothing.
+ */
+function splitCompound(token: string): string[] {
+  const abdRest = splitAbdCompound(token);
+  if (abdRest !== undefined) return [ABDUL, ...splitCompound(abdRest)];
+  const theophoric = splitTheophoric(token);
+  if (theophoric !== undefined) return [...splitCompound(theophoric[0]), theophoric[1]];
+  return [token];
+}
+
 function ascii(word: string): string {
   return anyAscii(word).toLowerCase().replace(NON_ALNUM, '');
 }
@@ -183,9 +224,7 @@ function syllables(word: string): string[] {
 function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
   if (LATIN_OR_DIGIT.test(word)) {
     const token = ascii(word);
-    const abdRest = splitAbdCompound(token);
-    if (abdRest !== undefined) out.push({ token: ABDUL, abjad: false }, { token: abdRest, abjad: false });
-    else if (token) out.push({ token, abjad: false });
+    if (token) for (const part of splitCompound(token)) out.push({ token: part, abjad: false });
     return;
   }
   const bare = foldArabicScript(word.normalize('NFD').replace(MARKS, '').normalize('NFC').toLowerCase());

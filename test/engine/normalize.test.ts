@@ -138,6 +138,24 @@ t.test('Abd al- and the name after it written as one word are split', async (t) 
   t.ok(tables.synonymsOf.get('abdol')?.some((g) => tables.data.synonymGroups[g]!.includes('abdul')), 'abdol too');
 });
 
+t.test('a name ending in Allah or al-Din reads the same written as one word or apart', async (t) => {
+  t.same(tokens('Rahmatullah'), ['rahmat', 'allah']);
+  t.same(tokens('Nasrallah'), tokens('Nasr Allah'));
+  t.same(tokens('Hamdullah'), ['hamd', 'allah']);
+  t.same(tokens('Badreddine'), tokens('Badr al-Din'), 'the article spelt e, then the doubled d');
+  t.same(tokens('Bashir-ud-Din'), tokens('Bashiruddin'));
+  t.same(tokens('Nasraldin Ghazi').slice(0, 2), ['nasr', 'uddin'], 'the article spelt al');
+  t.same(tokens('Kamarudin'), ['kamar', 'uddin'], 'a single d after u (Malay and Indonesian spellings)');
+  t.same(tokens('Zaher el Dine'), ['zaher', 'uddin']);
+  t.same(tokens('Taj al Din'), tokens('Tajuddin'));
+  t.ok(tables.synonymsOf.get('eddine')?.some((g) => tables.data.synonymGroups[g]!.includes('uddin')), 'Nour Eddine, apart: eddine is uddin');
+  t.ok(tables.synonymsOf.get('ullah')?.some((g) => tables.data.synonymGroups[g]!.includes('allah')), 'Rahmat Ullah: ullah is allah');
+  for (const whole of ['Abdullah', 'Abdallah', 'Cabdullah', 'Bouabdellah', 'Geraldine', 'Claudine', 'Volodin', 'Kostadin', 'Borodin', 'Cipolla', 'Ulla', 'Aydin', 'Nadine']) {
+    t.same(tokens(whole), [whole.toLowerCase()], `${whole} is one word`);
+  }
+  t.same(tokens('Salahuddinuddin'), tokens('salah uddin uddin'), 'split until no part splits again');
+});
+
 t.test('a phrase with mistyped words still contracts', async (t) => {
   t.same(tokens('Militechtrade Limited Liability Comany'), ['militechtrade', 'llc'], 'a letter dropped');
   t.same(tokens('Limited Liabilitg Company Algoritm'), ['llc', 'algoritm'], 'a letter replaced');
