@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { parse as parseYaml } from 'yaml';
-import { normalizeName } from '../engine/text/normalize.js';
+import { normalizeName, THEOPHORIC_ENDINGS } from '../engine/text/normalize.js';
 import { nameTablesFromData, EMPTY_NAME_TABLES_DATA, type NameTablesData, type NameTables } from '../engine/text/name-tables.js';
 import { readSourceFile } from './source-file.js';
 import { readGivenNameGenders } from './given-name-genders.js';
@@ -138,9 +138,12 @@ const ASSIMILATED_ABDUL: Record<string, string[]> = {
  * off the same names written as one word (Rahmatullah, Badreddine).
  */
 const THEOPHORIC: Record<string, string[]> = {
-  allah: ['ullah', 'ollah', 'ellah', 'illah'],
+  allah: THEOPHORIC_ENDINGS.filter(([, c]) => c === 'allah').map(([e]) => e),
   uddin: [
-    ...['eddine', 'eddin', 'udin', 'aldin', 'aldine', 'eldin', 'eldine', 'uldin', 'addin', 'iddin', 'oddin', 'ouddine', 'aldeen', 'eldeen', 'udeen', 'uddeen'],
+    ...THEOPHORIC_ENDINGS.filter(([, c]) => c === 'uddin').map(([e]) => e),
+    // Apart, "-aldine" is no European ending (Geraldine is split off only when written together).
+    'aldine',
+    'eldine',
     ...['al', 'el', 'ul', 'ud', 'ed', 'ad', 'id', 'od', 'u', 'e'].flatMap((a) => ['din', 'dine', 'deen'].map((d) => `${a} ${d}`)),
   ],
 };

@@ -178,7 +178,7 @@ export function splitAbdCompound(token: string): string | undefined {
  * than u (Volodin, Kostadin, Claudine), "-aldine" (Geraldine), "-olla" and "-ulla" without h
  * (Cipolla, Ulla).
  */
-const THEOPHORIC_ENDINGS: readonly (readonly [string, string])[] = [
+export const THEOPHORIC_ENDINGS: readonly (readonly [string, string])[] = [
   ...['ullah', 'ollah', 'allah', 'ellah', 'illah'].map((e) => [e, 'allah'] as const),
   ...['ouddine', 'ouddin', 'uddine', 'uddin', 'eddine', 'eddin', 'iddine', 'iddin', 'addine', 'addin', 'oddine', 'oddin', 'uddeen', 'eddeen', 'addeen']
     .concat(['aldin', 'eldin', 'uldin', 'aldeen', 'eldeen', 'uldeen', 'udeen', 'udin'])
