@@ -41,6 +41,8 @@ export class WebhookDispatcher {
   private stopped = true;
   private rerun = false;
   private readonly inFlight = new Set<Promise<void>>();
+  /** the claim pass running, if any (tick never rejects: it logs its errors) */
+  private ticking: Promise<void> | undefined;
   private readonly post: NonNullable<DispatcherOptions['post']>;
   private readonly now: () => Date;
   /** tenant -> receiver address and opened signing secret, kept a minute: one decrypt per tenant, not per delivery */
@@ -71,17 +73,23 @@ export class WebhookDispatcher {
     this.schedule(0);
   }
 
-  /** Stops claiming; waits for the deliveries in flight. */
+  /**
+   * Stops claiming; waits for a claim under way and then for the deliveries in flight, so that
+   * none records its attempt after the store is closed.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    await this.ticking;
     await Promise.allSettled([...this.inFlight]);
   }
 
   private schedule(ms: number): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timer = setTimeout(() => {
+      this.ticking = this.tick();
+    }, ms);
   }
 
   private async tick(): Promise<void> {
