@@ -178,12 +178,21 @@ export class Screener {
         weights: ids.map((id, i) => (id === undefined ? this.matcher.unseenWeight(n.tokens[i]!) : this.matcher.weightOf(id))),
         known: frequency.map((f) => f >= KNOWN_TOKEN_DF),
         frequency,
+        abjadName: ids.map((id) => this.matcher.abjadName(id)),
       };
     };
     const qa = side(a);
     const qb = side(b);
     const cmp = (i: number, j: number) =>
-      compareTokens(qa.texts[i]!, qb.texts[j]!, qa.abjad[i]! || qb.abjad[j]!, opts, tables, twoKnownNames(qa.frequency[i]!, qb.frequency[j]!));
+      compareTokens(
+        qa.texts[i]!,
+        qb.texts[j]!,
+        qa.abjad[i]! || qb.abjad[j]!,
+        opts,
+        tables,
+        twoKnownNames(qa.frequency[i]!, qb.frequency[j]!),
+        qa.abjadName[i]! || qb.abjadName[j]!,
+      );
     if (opts.exactMatch && exactKey(qa.texts, tables) !== exactKey(qb.texts, tables)) {
       return { score: 0, isMatch: false, factors: [] };
     }

@@ -16,6 +16,8 @@ import {
   TOKEN_ABJAD,
   TOKEN_JOINED,
   TOKEN_REAL,
+  TOKEN_ABJAD_NAME,
+  romanisedFromAbjad,
   TOKEN_SYMBOL,
   type IndexData,
 } from '../engine/index/index-data.js';
@@ -87,8 +89,10 @@ export function buildIndexData(entities: readonly CanonicalEntity[], tables: Nam
 
     const seenNames = new Map<string, number>();
     const entityTokens = new Set<number>();
+    const normalizedNames = entity.names.map((name) => normalizeName(name.full, tables));
+    const abjadEntity = romanisedFromAbjad(normalizedNames);
     entity.names.forEach((name, nameIndex) => {
-      const normalized = normalizeName(name.full, tables);
+      const normalized = normalizedNames[nameIndex]!;
       if (normalized.tokens.length === 0) {
         namesWithoutTokens++;
         return;
@@ -108,7 +112,7 @@ export function buildIndexData(entities: readonly CanonicalEntity[], tables: Nam
       nameSource.push(nameIndex);
       nameTokenOffsets.push(nameTokens.length);
       normalized.tokens.forEach((token, i) => {
-        let flags = TOKEN_REAL | (normalized.abjad[i] ? TOKEN_ABJAD : 0);
+        let flags = TOKEN_REAL | (normalized.abjad[i] ? TOKEN_ABJAD : abjadEntity ? TOKEN_ABJAD_NAME : 0);
         if (tables.symbolTokens.has(token)) flags |= TOKEN_SYMBOL;
         const id = dict.id(token, flags);
         nameTokens.push(id);

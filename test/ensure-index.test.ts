@@ -15,6 +15,7 @@ import { CATALOG_NAME_TABLES, DB, INDEX_FILE, INDEX_MAX_DBS } from '../engine/in
 import { openIndex } from '../engine/index/open-index.js';
 import { keyDrift, normaliserDrift } from '../engine/index/index-drift.js';
 import type { NameTablesData } from '../engine/text/name-tables.js';
+import { TOKEN_ABJAD_NAME } from '../engine/index/index-data.js';
 import { dataDirWithPrivateIndex } from './helpers/private-index.js';
 
 /** Makes common first words titles in the stored tables: names starting with them now normalise without them. */
@@ -38,6 +39,19 @@ function dropSkeletonKeys(versionDir: string): void {
     arrays.putSync('keys.skeleton.keys', u32([]));
     arrays.putSync('keys.skeleton.offsets', u32([0]));
     arrays.putSync('keys.skeleton.values', u32([]));
+  } finally {
+    env.close();
+  }
+}
+
+/** Clears the romanised-name flag of every word: an index from before the flag existed. */
+function dropRomanisedNameFlags(versionDir: string): void {
+  const env = open({ path: path.join(versionDir, INDEX_FILE), maxDbs: INDEX_MAX_DBS });
+  try {
+    const arrays = env.openDB<Buffer, string>({ name: DB.arrays, encoding: 'binary' });
+    const flags = Uint8Array.from(arrays.get('tokens.flags')!);
+    for (let i = 0; i < flags.length; i++) flags[i]! &= ~TOKEN_ABJAD_NAME;
+    arrays.putSync('tokens.flags', Buffer.from(flags.buffer));
   } finally {
     env.close();
   }
@@ -86,4 +100,22 @@ t.test('an index without the keys this engine looks up is reported', async (t) =
   const warned: string[] = [];
   t.equal(await ensureIndex(dataDir, (m) => warned.push(m), 'warn'), dir);
   t.match(warned[0], /built by an older engine: \d+ of \d+ sampled words lack retrieval keys/);
+});
+
+t.test('an index without the romanised-name flags this engine reads is reported', async (t) => {
+  const dataDir = await dataDirWithPrivateIndex('aml-ensure-flags-');
+  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const dir = currentVersionDir(indexRoot(dataDir))!;
+  const before = openIndex(dir);
+  t.equal(normaliserDrift(before, 1000).mismatched, 0, 'as built, the flags agree');
+  await before.close();
+  dropRomanisedNameFlags(dir);
+  const index = openIndex(dir);
+  const drift = normaliserDrift(index, 1000);
+  await index.close();
+  t.ok(drift.mismatched > 0, `${drift.mismatched} of ${drift.sampled} sampled names lack the flag`);
+  t.match(drift.examples[0], /without the romanised-name flag/);
+  const warned: string[] = [];
+  t.equal(await ensureIndex(dataDir, (m) => warned.push(m), 'warn'), dir);
+  t.match(warned[0], /built by an older engine: \d+ of \d+ sampled names normalise differently today/);
 });

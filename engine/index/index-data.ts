@@ -21,6 +21,26 @@ export const TOKEN_ABJAD = 2;
 export const TOKEN_SYMBOL = 4;
 /** The token occurs as a token of a name (not only as a joined pair). */
 export const TOKEN_REAL = 8;
+/**
+ * A Latin token of an entity whose names were romanised from an abjad script (Arabic, Persian, Urdu,
+ * Hebrew): one of its names is written in that script, or carries a word of the Arabic naming
+ * system (`romanisedFromAbjad`). Other romanisers write the vowels of such a token otherwise
+ * (engine/metrics/vowel-spelling.ts).
+ */
+export const TOKEN_ABJAD_NAME = 16;
+
+/**
+ * Words of the Arabic naming system, as normalised (normalize.ts): the article, the kunya (abu),
+ * the nasab (bin, bint, ibn, ould), and the theophoric parts (abdul, allah, uddin). A name that
+ * holds one was romanised from Arabic script, with all its words. Not "el" or "ben", which are
+ * European names too.
+ */
+export const ARABIC_NAME_WORDS: ReadonlySet<string> = new Set(['al', 'abu', 'bin', 'bint', 'ibn', 'ould', 'abdul', 'allah', 'uddin']);
+
+/** Whether an entity's names, normalised, were romanised from an abjad script (TOKEN_ABJAD_NAME). */
+export function romanisedFromAbjad(names: readonly { readonly tokens: readonly string[]; readonly abjad: readonly boolean[] }[]): boolean {
+  return names.some((n) => n.abjad.some(Boolean) || n.tokens.some((t) => ARABIC_NAME_WORDS.has(t)));
+}
 
 export const ENTITY_DECEASED = 1;
 

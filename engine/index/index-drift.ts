@@ -1,12 +1,13 @@
 /**
  * Whether an index was built by today's engine: a sample of its names, normalised again from the
- * text the entity records keep, must give the tokens the index stores, and a sample of its words
+ * text the entity records keep, must give the tokens and the romanised-name flags (index-data.ts
+ * TOKEN_ABJAD_NAME) the index stores, and a sample of its words
  * must be filed under every key today's engine looks them up by. An index built before a
  * normaliser or key change would screen queries normalised one way against names normalised
  * another, or never reach words through the new keys, and miss matches without a sign; the service
  * and the benches check before they use one.
  */
-import { nameTokens, TOKEN_REAL } from './index-data.js';
+import { nameTokens, romanisedFromAbjad, TOKEN_ABJAD, TOKEN_ABJAD_NAME, TOKEN_REAL } from './index-data.js';
 import type { OpenIndex } from './open-index.js';
 import { indexOfSorted, lookup, type HashMultimap } from './hash-multimap.js';
 import { normalizeName } from '../text/normalize.js';
@@ -28,14 +29,23 @@ export function normaliserDrift(index: OpenIndex, sample = 2000): NormaliserDrif
   let mismatched = 0;
   const examples: string[] = [];
   for (let n = 0; n < names; n += step) {
-    const raw = index.entity(d.names.entity[n]!).names[d.names.source[n]!]?.full;
+    const names = index.entity(d.names.entity[n]!).names;
+    const raw = names[d.names.source[n]!]?.full;
     if (raw === undefined) continue;
     sampled++;
-    const stored = [...nameTokens(d, n)].map((id) => d.tokens.text[id]!).join(' ');
+    const ids = [...nameTokens(d, n)];
+    const stored = ids.map((id) => d.tokens.text[id]!).join(' ');
     const now = normalizeName(raw, index.tables).tokens.join(' ');
     if (stored !== now) {
       mismatched++;
       if (examples.length < 5) examples.push(`${raw}: indexed "${stored}", now "${now}"`);
+      continue;
+    }
+    // The romanised-name flag is the entity's: an index from before it lacks it on every word.
+    const flagged = (id: number): boolean => (d.tokens.flags[id]! & (TOKEN_ABJAD | TOKEN_ABJAD_NAME)) !== 0;
+    if (romanisedFromAbjad(names.map((x) => normalizeName(x.full, index.tables))) && !ids.every(flagged)) {
+      mismatched++;
+      if (examples.length < 5) examples.push(`${raw}: indexed without the romanised-name flag`);
     }
   }
   return { sampled, mismatched, examples };

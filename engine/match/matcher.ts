@@ -16,7 +16,7 @@
  * Scratch arrays sized to the index are allocated once per matcher and reused for every query.
  */
 import type { IndexData } from '../index/index-data.js';
-import { TOKEN_ABJAD, TOKEN_JOINED, TOKEN_SYMBOL, nameTokens } from '../index/index-data.js';
+import { TOKEN_ABJAD, TOKEN_ABJAD_NAME, TOKEN_JOINED, TOKEN_SYMBOL, nameTokens } from '../index/index-data.js';
 import { lookup } from '../index/hash-multimap.js';
 import { equivalentTokens, synonymKey, type NameTables } from '../text/name-tables.js';
 import { normalizeName } from '../text/normalize.js';
@@ -213,9 +213,17 @@ export class Matcher {
     return p;
   }
 
-  private compare(qp: TokenProfile, qAbjad: boolean, qFrequency: number, tokenId: number, opts: TokenCompareOptions): TokenMatch {
-    const abjad = qAbjad || (this.index.tokens.flags[tokenId]! & TOKEN_ABJAD) !== 0;
-    return compareProfiles(qp, this.profile(tokenId), abjad, opts, twoKnownNames(qFrequency, this.index.tokens.df[tokenId]!));
+  /** The dictionary token is a romanised name of an entity that writes it in an abjad script too. */
+  abjadName(tokenId: number | undefined): boolean {
+    return tokenId !== undefined && (this.index.tokens.flags[tokenId]! & TOKEN_ABJAD_NAME) !== 0;
+  }
+
+  /** @param qAbjadName the query token is itself a romanised abjad-script name (`abjadName`) */
+  private compare(qp: TokenProfile, qAbjad: boolean, qAbjadName: boolean, qFrequency: number, tokenId: number, opts: TokenCompareOptions): TokenMatch {
+    const flags = this.index.tokens.flags[tokenId]!;
+    const abjad = qAbjad || (flags & TOKEN_ABJAD) !== 0;
+    const abjadName = qAbjadName || (flags & TOKEN_ABJAD_NAME) !== 0;
+    return compareProfiles(qp, this.profile(tokenId), abjad, opts, twoKnownNames(qFrequency, this.index.tokens.df[tokenId]!), abjadName);
   }
 
   private trigramNeighbours(q: string, floor: number, out: Set<number>): void {
@@ -294,8 +302,9 @@ export class Matcher {
     let out: Expansion[] = [];
     const frequency = exact !== undefined ? this.index.tokens.df[exact]! : 0;
     const qp = exact !== undefined ? this.profile(exact) : tokenProfile(q, this.tables);
+    const qAbjadName = this.abjadName(exact);
     for (const id of ids) {
-      const m = this.compare(qp, abjad, frequency, id, opts);
+      const m = this.compare(qp, abjad, qAbjadName, frequency, id, opts);
       if (m.similarity > 0) out.push({ tokenId: id, similarity: m.similarity, rule: m.rule });
     }
     out.sort((a, b) => b.similarity - a.similarity || a.tokenId - b.tokenId);
@@ -560,7 +569,9 @@ export class Matcher {
         if (m === undefined) {
           // Expansions hold every dictionary token similar to the query token (retrieval and
           // scoring use the same keys); only a cut list needs a direct comparison.
-          m = query.truncated[i] ? this.compare(tokenProfile(qTexts[i]!, this.tables), qAbjad[i]!, query.frequency[i]!, tokenId, opts) : NO_MATCH;
+          m = query.truncated[i]
+            ? this.compare(tokenProfile(qTexts[i]!, this.tables), qAbjad[i]!, this.abjadName(this.tokenIdOf(qTexts[i]!)), query.frequency[i]!, tokenId, opts)
+            : NO_MATCH;
           memo.set(key, m.similarity > 0 ? m : NO_MATCH);
         }
         return m;

@@ -11,6 +11,7 @@ import { MAX_SYLLABLE, isRomanisedSyllable, romanizationVariants } from '../text
 import type { Gender, NameTables } from '../text/name-tables.js';
 import { familySuffixOf } from '../text/family-suffixes.js';
 import { oneEditApart } from '../metrics/one-edit.js';
+import { sameVowelSpelling } from '../metrics/vowel-spelling.js';
 
 export type TokenRule = 'exact' | 'synonym' | 'spelling' | 'nickname' | 'initial' | 'phonetic' | 'transliteration' | 'fuzzy' | 'joined';
 
@@ -199,8 +200,10 @@ function addsInnerVowels(shorter: string, longer: string): boolean {
 /**
  * @param abjad true when either token was written in an abjad script
  * @param bothKnown both tokens are name parts of several listed entities (see align.ts `known`)
+ * @param abjadName either token is the Latin spelling of a name some listed entity also writes in
+ *   an abjad script (index-data.ts TOKEN_ABJAD_NAME)
  */
-export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boolean, opts: TokenCompareOptions, bothKnown = false): TokenMatch {
+export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boolean, opts: TokenCompareOptions, bothKnown = false, abjadName = false): TokenMatch {
   const q = qp.text;
   const c = cp.text;
   if (q === c) return EXACT;
@@ -256,6 +259,12 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
       best = { similarity: TOKEN_RULES.transliteration, rule: 'transliteration' };
     }
   }
+  // Two Latin spellings of a name written in an abjad script differ in the vowels the script leaves
+  // the romaniser to choose (Qasim / Kasem, Nuri / Noori, Hosein / Husain), however far apart
+  // their letters look.
+  if (!abjad && abjadName && best.similarity < TOKEN_RULES.transliteration && sameVowelSpelling(q, c)) {
+    best = { similarity: TOKEN_RULES.transliteration, rule: 'transliteration' };
+  }
   // Two romanisations of one Korean or Chinese syllable (Pong / Bong, Chang / Jang, Teng / Deng).
   if (best.similarity < TOKEN_RULES.transliteration && longer <= MAX_SYLLABLE && (romanizationVariants(q).includes(c) || romanizationVariants(c).includes(q))) {
     best = { similarity: TOKEN_RULES.transliteration, rule: 'transliteration' };
@@ -265,6 +274,6 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
 }
 
 /** compareProfiles for two plain tokens. */
-export function compareTokens(q: string, c: string, abjad: boolean, opts: TokenCompareOptions, tables: NameTables, bothKnown = false): TokenMatch {
-  return compareProfiles(tokenProfile(q, tables), tokenProfile(c, tables), abjad, opts, bothKnown);
+export function compareTokens(q: string, c: string, abjad: boolean, opts: TokenCompareOptions, tables: NameTables, bothKnown = false, abjadName = false): TokenMatch {
+  return compareProfiles(tokenProfile(q, tables), tokenProfile(c, tables), abjad, opts, bothKnown, abjadName);
 }

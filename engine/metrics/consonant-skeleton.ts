@@ -16,7 +16,7 @@
 import { memoByString } from '../memo.js';
 
 /** Two-letter renderings of one consonant, keyed by the pair. */
-const DIGRAPHS: ReadonlyMap<string, string> = new Map([
+export const DIGRAPHS: ReadonlyMap<string, string> = new Map([
   ['kh', 'K'],
   ['gh', 'G'],
   ['sh', 'S'],
@@ -28,7 +28,7 @@ const DIGRAPHS: ReadonlyMap<string, string> = new Map([
   ['dj', 'J'],
 ]);
 
-const SINGLE: ReadonlyMap<string, string> = new Map([
+export const SINGLE: ReadonlyMap<string, string> = new Map([
   ['b', 'B'],
   ['p', 'B'],
   ['c', 'K'],

@@ -184,8 +184,11 @@ export const THEOPHORIC_ENDINGS: readonly (readonly [string, string])[] = [
     .concat(['aldin', 'eldin', 'uldin', 'aldeen', 'eldeen', 'uldeen', 'udeen', 'udin'])
     .map((e) => [e, 'uddin'] as const),
 ].sort((a, b) => b[0].length - a[0].length);
-/** Abdullah and its spellings are one name, not a name and Allah. */
-const ABD_ROOT = /^(bou|c)?(ab[aeiou]?d|adb|avd)/;
+/**
+ * Abdullah and its spellings are one name, not a name and Allah; so is a word that ends in it, a
+ * name glued to Abdullah (Adilabdallah), which is left whole like the two words written together.
+ */
+const ABD_ROOT = /^(bou|c)?(ab[aeiou]?d|adb|avd)|abd$/;
 export const THEOPHORIC_MIN_ROOT = 3;
 
 export function splitTheophoric(token: string): readonly [string, string] | undefined {

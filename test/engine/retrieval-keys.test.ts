@@ -45,3 +45,19 @@ t.test('a short abjad-script word reaches the romanisation that adds only short 
   const e = matcher.expand('wly', true, DEFAULT_MATCH_OPTIONS).find((x) => x.tokenId === id);
   t.ok(e && e.rule === 'transliteration', `wly (ولی) reaches wali (${e?.rule} ${e?.similarity})`);
 });
+
+t.test('the words of names romanised from an abjad script are flagged, and reached by their other vowels', async (t) => {
+  const flagged = (w: string): boolean => matcher.abjadName(matcher.tokenIdOf(w));
+  // Qasem is the name of entities listed in Persian or Arabic script too; Nurullah Nuri ("nur allah
+  // nuri") has the Arabic "Allah" in his name.
+  for (const w of ['qasem', 'nur', 'nuri']) t.ok(flagged(w), `${w} is a romanised name`);
+  for (const w of ['smith', 'johnson', 'schmidt', 'wang']) t.notOk(flagged(w), `${w} is not`);
+  for (const [query, listed] of [
+    ['kasim', 'qasem'],
+    ['noori', 'nuri'],
+  ] as const) {
+    const id = matcher.tokenIdOf(listed);
+    const e = matcher.expand(query, false, DEFAULT_MATCH_OPTIONS).find((x) => x.tokenId === id);
+    t.equal(e?.rule, 'transliteration', `${query} reaches ${listed} (${e?.rule} ${e?.similarity})`);
+  }
+});

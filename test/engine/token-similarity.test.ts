@@ -302,3 +302,19 @@ t.test('a different first sound makes a different name; known romanisation onset
     t.ok(cmp(a, b, DEFAULT).similarity > 0, `${a} / ${b}`);
   }
 });
+
+t.test('romanised abjad-script names: another spelling of the vowels is a transliteration', async (t) => {
+  const romanised = (a: string, b: string, bothKnown = false) => compareTokens(a, b, false, DEFAULT, tables, bothKnown, true);
+  for (const [a, b] of [
+    ['kasim', 'qasem'],
+    ['noori', 'nuri'],
+    ['bakr', 'baqer'],
+  ] as const) {
+    t.notOk(cmp(a, b).similarity >= TOKEN_RULES.transliteration, `${a} / ${b}: not without the flag (${cmp(a, b).similarity})`);
+    t.same(romanised(a, b), { similarity: TOKEN_RULES.transliteration, rule: 'transliteration' }, `${a} / ${b}, romanised`);
+    t.same(romanised(a, b, true), romanised(a, b), `${a} / ${b}: also between two known names`);
+  }
+  t.equal(romanised('hassan', 'husein').rule === 'transliteration', false, 'Hassan / Husein: two names');
+  t.ok(romanised('hassan', 'hasan').similarity >= cmp('hassan', 'hasan').similarity, 'the flag never lowers a similarity');
+  t.equal(compareTokens('qasm', 'kasim', true, DEFAULT, tables, false, true).rule, 'transliteration', 'a word written in the script keeps its own rule');
+});
