@@ -360,9 +360,14 @@ export class Matcher {
       const exactId = list[0]?.rule === 'exact' ? list[0].tokenId : undefined;
       frequency.push(exactId !== undefined ? this.index.tokens.df[exactId]! : 0);
       known.push(frequency[i]! >= KNOWN_TOKEN_DF);
-      const best = list[0];
       // An unknown token is weighed as the rarest; a near-spelling of a known token as that token
-      // (of a name, not of a title: "Damel" is not a title for being one letter from "Dame").
+      // (of a name, not of a title: "Damel" is not a title for being one letter from "Dame"), the
+      // rarest of those equally near, so the order of equals does not decide its weight.
+      let best = list[0];
+      for (const e of list) {
+        if (!best || e.similarity < best.similarity) break;
+        if (this.weightOf(e.tokenId) > this.weightOf(best.tokenId)) best = e;
+      }
       weights.push(
         exactId !== undefined
           ? this.weightOf(exactId)

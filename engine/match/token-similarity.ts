@@ -11,7 +11,7 @@ import { MAX_SYLLABLE, isRomanisedSyllable, romanizationVariants } from '../text
 import type { Gender, NameTables } from '../text/name-tables.js';
 import { familySuffixOf } from '../text/family-suffixes.js';
 import { oneEditApart } from '../metrics/one-edit.js';
-import { sameVowelSpelling } from '../metrics/vowel-spelling.js';
+import { sameSounds, vowelSpelling } from '../metrics/vowel-spelling.js';
 
 export type TokenRule = 'exact' | 'synonym' | 'spelling' | 'nickname' | 'initial' | 'phonetic' | 'transliteration' | 'fuzzy' | 'joined';
 
@@ -96,6 +96,8 @@ export interface TokenProfile {
   readonly gender: Gender | undefined;
   /** class of its family-name ending (-ov, -ović, -enko, ...; family-suffixes.ts) */
   readonly familySuffix: string | undefined;
+  /** its sounds, vowels in classes (vowel-spelling.ts), for romanised abjad-script names */
+  readonly sounds: string | undefined;
 }
 
 export function tokenProfile(text: string, tables: NameTables): TokenProfile {
@@ -109,6 +111,7 @@ export function tokenProfile(text: string, tables: NameTables): TokenProfile {
     digits: /^[0-9]+$/.test(text),
     gender: tables.genderOf.get(text),
     familySuffix: familySuffixOf(text),
+    sounds: vowelSpelling(text),
   };
 }
 
@@ -262,7 +265,7 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
   // Two Latin spellings of a name written in an abjad script differ in the vowels the script leaves
   // the romaniser to choose (Qasim / Kasem, Nuri / Noori, Hosein / Husain), however far apart
   // their letters look.
-  if (!abjad && abjadName && best.similarity < TOKEN_RULES.transliteration && sameVowelSpelling(q, c)) {
+  if (!abjad && abjadName && best.similarity < TOKEN_RULES.transliteration && sameSounds(qp.sounds, cp.sounds)) {
     best = { similarity: TOKEN_RULES.transliteration, rule: 'transliteration' };
   }
   // Two romanisations of one Korean or Chinese syllable (Pong / Bong, Chang / Jang, Teng / Deng).

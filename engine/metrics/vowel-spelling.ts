@@ -15,7 +15,6 @@
  * Used by the token rules only where a listed entity writes the name in an abjad script too
  * (index-data.ts TOKEN_ABJAD_NAME): a European name's vowels tell names apart (Maria / Mario).
  */
-import { memoByString } from '../memo.js';
 import { DIGRAPHS, SINGLE } from './consonant-skeleton.js';
 
 /** The skeleton's consonant classes, but v is its own (و before a vowel, with w) and x one sound. */
@@ -39,8 +38,9 @@ function isVowelLetter(ch: string | undefined): boolean {
 /**
  * The token as a string of sound classes: consonant classes, and A, E, I, U for the vowels; undefined
  * when it holds a letter outside a-z (digits, romanisation marks), which this rule does not read.
+ * Computed once per token by its profile (token-similarity.ts `TokenProfile`).
  */
-export const vowelSpelling: (token: string) => string | undefined = memoByString((token) => {
+export function vowelSpelling(token: string): string | undefined {
   const out: string[] = [];
   const push = (cls: string): void => {
     if (out[out.length - 1] !== cls) out.push(cls);
@@ -69,7 +69,7 @@ export const vowelSpelling: (token: string) => string | undefined = memoByString
   }
   if (out.length > 2 && out[out.length - 1] === 'H' && VOWELS.has(out[out.length - 2]!.toLowerCase())) out.pop();
   return out.join('');
-}, 65_536);
+}
 
 const CONSONANT_CLASSES = new Set([...DIGRAPHS.values(), ...CONSONANTS.values(), 'V', 'Y']);
 
@@ -96,8 +96,11 @@ function isConsonant(cls: string): boolean {
  * e between two consonants.
  */
 export function sameVowelSpelling(a: string, b: string): boolean {
-  const x = vowelSpelling(a);
-  const y = vowelSpelling(b);
+  return sameSounds(vowelSpelling(a), vowelSpelling(b));
+}
+
+/** sameVowelSpelling on two tokens' `vowelSpelling`s. */
+export function sameSounds(x: string | undefined, y: string | undefined): boolean {
   if (x === undefined || y === undefined || Math.abs(x.length - y.length) > 1) return false;
   let consonants = 0;
   let anyVowel = false;
