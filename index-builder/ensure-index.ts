@@ -11,7 +11,7 @@ import { loadSnapshotSpec } from './snapshot-spec.js';
 import { openIndex, type OpenIndex } from '../engine/index/open-index.js';
 import { keyDrift, normaliserDrift } from '../engine/index/index-drift.js';
 
-/** Names re-normalised and words re-keyed at start: a few milliseconds, and any change shows in them. */
+/** Names re-normalised (with their entities' other names, for the romanised-name flag) and words re-keyed at start: tens of milliseconds, and any change shows in them. */
 export const START_DRIFT_SAMPLE = 1000;
 
 /**

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { open } from 'lmdb';
+import { open, type Database } from 'lmdb';
 import { ensureIndex } from '../index-builder/ensure-index.js';
 import { indexRoot } from '../index-builder/locations.js';
 import { currentVersionDir } from '../index-builder/publish.js';
@@ -30,31 +30,33 @@ function makeStale(versionDir: string): void {
   }
 }
 
-/** Empties the skeleton keys: an index from before a key family existed. */
-function dropSkeletonKeys(versionDir: string): void {
+/** Rewrites stored arrays of a published version in place, as an older builder would have left them. */
+function editArrays(versionDir: string, edit: (arrays: Database<Buffer, string>) => void): void {
   const env = open({ path: path.join(versionDir, INDEX_FILE), maxDbs: INDEX_MAX_DBS });
   try {
-    const arrays = env.openDB<Buffer, string>({ name: DB.arrays, encoding: 'binary' });
-    const u32 = (xs: number[]): Buffer => Buffer.from(Uint32Array.from(xs).buffer);
-    arrays.putSync('keys.skeleton.keys', u32([]));
-    arrays.putSync('keys.skeleton.offsets', u32([0]));
-    arrays.putSync('keys.skeleton.values', u32([]));
+    edit(env.openDB<Buffer, string>({ name: DB.arrays, encoding: 'binary' }));
   } finally {
     env.close();
   }
 }
 
+/** Empties the skeleton keys: an index from before a key family existed. */
+function dropSkeletonKeys(versionDir: string): void {
+  editArrays(versionDir, (arrays) => {
+    const u32 = (xs: number[]): Buffer => Buffer.from(Uint32Array.from(xs).buffer);
+    arrays.putSync('keys.skeleton.keys', u32([]));
+    arrays.putSync('keys.skeleton.offsets', u32([0]));
+    arrays.putSync('keys.skeleton.values', u32([]));
+  });
+}
+
 /** Clears the romanised-name flag of every word: an index from before the flag existed. */
 function dropRomanisedNameFlags(versionDir: string): void {
-  const env = open({ path: path.join(versionDir, INDEX_FILE), maxDbs: INDEX_MAX_DBS });
-  try {
-    const arrays = env.openDB<Buffer, string>({ name: DB.arrays, encoding: 'binary' });
+  editArrays(versionDir, (arrays) => {
     const flags = Uint8Array.from(arrays.get('tokens.flags')!);
     for (let i = 0; i < flags.length; i++) flags[i]! &= ~TOKEN_ABJAD_NAME;
     arrays.putSync('tokens.flags', Buffer.from(flags.buffer));
-  } finally {
-    env.close();
-  }
+  });
 }
 
 t.test('an index built by this engine is used as it is', async (t) => {
