@@ -213,7 +213,7 @@ export class Matcher {
     return p;
   }
 
-  /** The dictionary token is a romanised name of an entity that writes it in an abjad script too. */
+  /** The dictionary token is a word of names romanised from an abjad script (TOKEN_ABJAD_NAME). */
   abjadName(tokenId: number | undefined): boolean {
     return tokenId !== undefined && (this.index.tokens.flags[tokenId]! & TOKEN_ABJAD_NAME) !== 0;
   }
