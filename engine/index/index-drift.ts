@@ -28,22 +28,23 @@ export function normaliserDrift(index: OpenIndex, sample = 2000): NormaliserDrif
   let sampled = 0;
   let mismatched = 0;
   const examples: string[] = [];
+  // The romanised-name flag is the entity's: an index from before it lacks it on every word.
+  const flagged = (id: number): boolean => (d.tokens.flags[id]! & (TOKEN_ABJAD | TOKEN_ABJAD_NAME)) !== 0;
   for (let n = 0; n < names; n += step) {
-    const names = index.entity(d.names.entity[n]!).names;
-    const raw = names[d.names.source[n]!]?.full;
+    const listed = index.entity(d.names.entity[n]!).names;
+    const source = d.names.source[n]!;
+    const raw = listed[source]?.full;
     if (raw === undefined) continue;
     sampled++;
+    // Every name of the entity, normalised once: the sampled one is compared, all decide the flag.
+    const normalized = listed.map((x) => normalizeName(x.full, index.tables));
     const ids = [...nameTokens(d, n)];
     const stored = ids.map((id) => d.tokens.text[id]!).join(' ');
-    const now = normalizeName(raw, index.tables).tokens.join(' ');
+    const now = normalized[source]!.tokens.join(' ');
     if (stored !== now) {
       mismatched++;
       if (examples.length < 5) examples.push(`${raw}: indexed "${stored}", now "${now}"`);
-      continue;
-    }
-    // The romanised-name flag is the entity's: an index from before it lacks it on every word.
-    const flagged = (id: number): boolean => (d.tokens.flags[id]! & (TOKEN_ABJAD | TOKEN_ABJAD_NAME)) !== 0;
-    if (romanisedFromAbjad(names.map((x) => normalizeName(x.full, index.tables))) && !ids.every(flagged)) {
+    } else if (romanisedFromAbjad(normalized) && !ids.every(flagged)) {
       mismatched++;
       if (examples.length < 5) examples.push(`${raw}: indexed without the romanised-name flag`);
     }
