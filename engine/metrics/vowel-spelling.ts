@@ -67,7 +67,7 @@ export function vowelSpelling(token: string): string | undefined {
       push(consonant);
     }
   }
-  if (out.length > 2 && out[out.length - 1] === 'H' && VOWELS.has(out[out.length - 2]!.toLowerCase())) out.pop();
+  if (out.length > 2 && out[out.length - 1] === 'H' && !isConsonant(out[out.length - 2]!)) out.pop();
   return out.join('');
 }
 
