@@ -178,7 +178,7 @@ export class Screener {
         weights: ids.map((id, i) => (id === undefined ? this.matcher.unseenWeight(n.tokens[i]!) : this.matcher.weightOf(id))),
         known: frequency.map((f) => f >= KNOWN_TOKEN_DF),
         frequency,
-        abjadName: ids.map((id) => this.matcher.abjadName(id)),
+        origin: ids.map((id) => this.matcher.nameOrigin(id)),
       };
     };
     const qa = side(a);
@@ -191,7 +191,7 @@ export class Screener {
         opts,
         tables,
         twoKnownNames(qa.frequency[i]!, qb.frequency[j]!),
-        qa.abjadName[i]! || qb.abjadName[j]!,
+        qa.origin[i]! | qb.origin[j]!,
       );
     if (opts.exactMatch && exactKey(qa.texts, tables) !== exactKey(qb.texts, tables)) {
       return { score: 0, isMatch: false, factors: [] };

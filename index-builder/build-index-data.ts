@@ -18,6 +18,8 @@ import {
   TOKEN_REAL,
   TOKEN_ABJAD_NAME,
   romanisedFromAbjad,
+  romanisedFromCyrillic,
+  TOKEN_CYRILLIC_NAME,
   TOKEN_SYMBOL,
   type IndexData,
 } from '../engine/index/index-data.js';
@@ -90,7 +92,7 @@ export function buildIndexData(entities: readonly CanonicalEntity[], tables: Nam
     const seenNames = new Map<string, number>();
     const entityTokens = new Set<number>();
     const normalizedNames = entity.names.map((name) => normalizeName(name.full, tables));
-    const abjadEntity = romanisedFromAbjad(normalizedNames);
+    const origin = (romanisedFromAbjad(normalizedNames) ? TOKEN_ABJAD_NAME : 0) | (romanisedFromCyrillic(entity, normalizedNames) ? TOKEN_CYRILLIC_NAME : 0);
     entity.names.forEach((name, nameIndex) => {
       const normalized = normalizedNames[nameIndex]!;
       if (normalized.tokens.length === 0) {
@@ -112,7 +114,8 @@ export function buildIndexData(entities: readonly CanonicalEntity[], tables: Nam
       nameSource.push(nameIndex);
       nameTokenOffsets.push(nameTokens.length);
       normalized.tokens.forEach((token, i) => {
-        let flags = TOKEN_REAL | (normalized.abjad[i] ? TOKEN_ABJAD : abjadEntity ? TOKEN_ABJAD_NAME : 0);
+        // A word written in an abjad script is its own kind; the romanised-name flags are for Latin words.
+        let flags = TOKEN_REAL | (normalized.abjad[i] ? TOKEN_ABJAD : origin);
         if (tables.symbolTokens.has(token)) flags |= TOKEN_SYMBOL;
         const id = dict.id(token, flags);
         nameTokens.push(id);

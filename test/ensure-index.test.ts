@@ -15,7 +15,7 @@ import { CATALOG_NAME_TABLES, DB, INDEX_FILE, INDEX_MAX_DBS } from '../engine/in
 import { openIndex } from '../engine/index/open-index.js';
 import { keyDrift, normaliserDrift } from '../engine/index/index-drift.js';
 import type { NameTablesData } from '../engine/text/name-tables.js';
-import { TOKEN_ABJAD_NAME } from '../engine/index/index-data.js';
+import { TOKEN_ABJAD_NAME, TOKEN_CYRILLIC_NAME } from '../engine/index/index-data.js';
 import { dataDirWithPrivateIndex } from './helpers/private-index.js';
 
 /** Makes common first words titles in the stored tables: names starting with them now normalise without them. */
@@ -50,11 +50,11 @@ function dropSkeletonKeys(versionDir: string): void {
   });
 }
 
-/** Clears the romanised-name flag of every word: an index from before the flag existed. */
-function dropRomanisedNameFlags(versionDir: string): void {
+/** Clears one romanised-name flag of every word: an index from before the flag existed. */
+function dropRomanisedNameFlag(versionDir: string, flag: number): void {
   editArrays(versionDir, (arrays) => {
     const flags = Uint8Array.from(arrays.get('tokens.flags')!);
-    for (let i = 0; i < flags.length; i++) flags[i]! &= ~TOKEN_ABJAD_NAME;
+    for (let i = 0; i < flags.length; i++) flags[i]! &= ~flag;
     arrays.putSync('tokens.flags', Buffer.from(flags.buffer));
   });
 }
@@ -104,20 +104,25 @@ t.test('an index without the keys this engine looks up is reported', async (t) =
   t.match(warned[0], /built by an older engine: \d+ of \d+ sampled words lack retrieval keys/);
 });
 
-t.test('an index without the romanised-name flags this engine reads is reported', async (t) => {
-  const dataDir = await dataDirWithPrivateIndex('aml-ensure-flags-');
-  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const dir = currentVersionDir(indexRoot(dataDir))!;
-  const before = openIndex(dir);
-  t.equal(normaliserDrift(before, 1000).mismatched, 0, 'as built, the flags agree');
-  await before.close();
-  dropRomanisedNameFlags(dir);
-  const index = openIndex(dir);
-  const drift = normaliserDrift(index, 1000);
-  await index.close();
-  t.ok(drift.mismatched > 0, `${drift.mismatched} of ${drift.sampled} sampled names lack the flag`);
-  t.match(drift.examples[0], /without the romanised-name flag/);
-  const warned: string[] = [];
-  t.equal(await ensureIndex(dataDir, (m) => warned.push(m), 'warn'), dir);
-  t.match(warned[0], /built by an older engine: \d+ of \d+ sampled names normalise differently today/);
-});
+for (const [flag, script] of [
+  [TOKEN_ABJAD_NAME, 'abjad'],
+  [TOKEN_CYRILLIC_NAME, 'Cyrillic'],
+] as const) {
+  t.test(`an index without the ${script} romanised-name flag this engine reads is reported`, async (t) => {
+    const dataDir = await dataDirWithPrivateIndex('aml-ensure-flags-');
+    t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const dir = currentVersionDir(indexRoot(dataDir))!;
+    const before = openIndex(dir);
+    t.equal(normaliserDrift(before, 1000).mismatched, 0, 'as built, the flags agree');
+    await before.close();
+    dropRomanisedNameFlag(dir, flag);
+    const index = openIndex(dir);
+    const drift = normaliserDrift(index, 1000);
+    await index.close();
+    t.ok(drift.mismatched > 0, `${drift.mismatched} of ${drift.sampled} sampled names lack the flag`);
+    t.match(drift.examples[0], new RegExp(`without the romanised-name flag \\(${script}\\)`));
+    const warned: string[] = [];
+    t.equal(await ensureIndex(dataDir, (m) => warned.push(m), 'warn'), dir);
+    t.match(warned[0], /built by an older engine: \d+ of \d+ sampled names normalise differently today/);
+  });
+}

@@ -28,6 +28,15 @@ export const TOKEN_REAL = 8;
  * (engine/metrics/vowel-spelling.ts).
  */
 export const TOKEN_ABJAD_NAME = 16;
+/**
+ * A Latin token of an entity whose names were romanised from Cyrillic: one of its names is written
+ * in Cyrillic, carries an East Slavic patronymic, or the entity is of a country that writes names in
+ * Cyrillic (`romanisedFromCyrillic`). Each country and list romanises such a name its own way
+ * (engine/metrics/cyrillic-spelling.ts).
+ */
+export const TOKEN_CYRILLIC_NAME = 32;
+/** The flags that say which script a token's names were romanised from. */
+export const TOKEN_NAME_ORIGIN = TOKEN_ABJAD_NAME | TOKEN_CYRILLIC_NAME;
 
 /**
  * Words of the Arabic naming system, as normalised (normalize.ts): the article, the kunya (abu),
@@ -40,6 +49,27 @@ export const ARABIC_NAME_WORDS: ReadonlySet<string> = new Set(['al', 'abu', 'bin
 /** Whether an entity's names, normalised, were romanised from an abjad script (TOKEN_ABJAD_NAME). */
 export function romanisedFromAbjad(names: readonly { readonly tokens: readonly string[]; readonly abjad: readonly boolean[] }[]): boolean {
   return names.some((n) => n.abjad.some(Boolean) || n.tokens.some((t) => ARABIC_NAME_WORDS.has(t)));
+}
+
+/**
+ * Countries whose people's names are written in Cyrillic, or were in the Soviet records the lists
+ * copy (Kazakh, Kyrgyz, Tajik, Turkmen, Uzbek and Moldovan names reach the lists through Russian).
+ */
+export const CYRILLIC_NAME_COUNTRIES: ReadonlySet<string> = new Set(['RU', 'UA', 'BY', 'KZ', 'KG', 'TJ', 'TM', 'UZ', 'MD', 'BG', 'MK', 'RS', 'MN']);
+
+/** East Slavic patronymics as romanised (Ivanovich, Petrovna, Ivanivna, Serhiyovych, -ovitch). */
+const PATRONYMIC = /(?:ovich|evich|ovych|evych|ovitch|evitch|ovna|evna|ivna)$/;
+
+/** Whether an entity's names were romanised from Cyrillic (TOKEN_CYRILLIC_NAME). */
+export function romanisedFromCyrillic(
+  entity: { readonly names: readonly { readonly script?: string }[]; readonly countries: readonly { readonly code: string }[] },
+  normalized: readonly { readonly tokens: readonly string[] }[],
+): boolean {
+  return (
+    entity.names.some((n) => n.script === 'Cyrl') ||
+    entity.countries.some((c) => CYRILLIC_NAME_COUNTRIES.has(c.code)) ||
+    normalized.some((n) => n.tokens.some((t) => PATRONYMIC.test(t)))
+  );
 }
 
 export const ENTITY_DECEASED = 1;

@@ -1,13 +1,13 @@
 /**
  * Whether an index was built by today's engine: a sample of its names, normalised again from the
  * text the entity records keep, must give the tokens and the romanised-name flags (index-data.ts
- * TOKEN_ABJAD_NAME) the index stores, and a sample of its words
+ * TOKEN_ABJAD_NAME, TOKEN_CYRILLIC_NAME) the index stores, and a sample of its words
  * must be filed under every key today's engine looks them up by. An index built before a
  * normaliser or key change would screen queries normalised one way against names normalised
  * another, or never reach words through the new keys, and miss matches without a sign; the service
  * and the benches check before they use one.
  */
-import { nameTokens, romanisedFromAbjad, TOKEN_ABJAD, TOKEN_ABJAD_NAME, TOKEN_REAL } from './index-data.js';
+import { nameTokens, romanisedFromAbjad, romanisedFromCyrillic, TOKEN_ABJAD, TOKEN_ABJAD_NAME, TOKEN_CYRILLIC_NAME, TOKEN_REAL } from './index-data.js';
 import type { OpenIndex } from './open-index.js';
 import { indexOfSorted, lookup, type HashMultimap } from './hash-multimap.js';
 import { normalizeName } from '../text/normalize.js';
@@ -28,10 +28,11 @@ export function normaliserDrift(index: OpenIndex, sample = 2000): NormaliserDrif
   let sampled = 0;
   let mismatched = 0;
   const examples: string[] = [];
-  // The romanised-name flag is the entity's: an index from before it lacks it on every word.
-  const flagged = (id: number): boolean => (d.tokens.flags[id]! & (TOKEN_ABJAD | TOKEN_ABJAD_NAME)) !== 0;
+  // The romanised-name flags are the entity's: an index from before one lacks it on every word.
+  const flagged = (id: number, flag: number): boolean => (d.tokens.flags[id]! & (TOKEN_ABJAD | flag)) !== 0;
   for (let n = 0; n < names; n += step) {
-    const listed = index.entity(d.names.entity[n]!).names;
+    const entity = index.entity(d.names.entity[n]!);
+    const listed = entity.names;
     const source = d.names.source[n]!;
     const raw = listed[source]?.full;
     if (raw === undefined) continue;
@@ -44,9 +45,15 @@ export function normaliserDrift(index: OpenIndex, sample = 2000): NormaliserDrif
     if (stored !== now) {
       mismatched++;
       if (examples.length < 5) examples.push(`${raw}: indexed "${stored}", now "${now}"`);
-    } else if (romanisedFromAbjad(normalized) && !ids.every(flagged)) {
-      mismatched++;
-      if (examples.length < 5) examples.push(`${raw}: indexed without the romanised-name flag`);
+    } else {
+      const missing = [
+        romanisedFromAbjad(normalized) && !ids.every((id) => flagged(id, TOKEN_ABJAD_NAME)) ? 'abjad' : '',
+        romanisedFromCyrillic(entity, normalized) && !ids.every((id) => flagged(id, TOKEN_CYRILLIC_NAME)) ? 'Cyrillic' : '',
+      ].filter(Boolean);
+      if (missing.length > 0) {
+        mismatched++;
+        if (examples.length < 5) examples.push(`${raw}: indexed without the romanised-name flag (${missing.join(', ')})`);
+      }
     }
   }
   return { sampled, mismatched, examples };

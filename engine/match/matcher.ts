@@ -16,12 +16,12 @@
  * Scratch arrays sized to the index are allocated once per matcher and reused for every query.
  */
 import type { IndexData } from '../index/index-data.js';
-import { TOKEN_ABJAD, TOKEN_ABJAD_NAME, TOKEN_JOINED, TOKEN_SYMBOL, nameTokens } from '../index/index-data.js';
+import { TOKEN_ABJAD, TOKEN_JOINED, TOKEN_NAME_ORIGIN, TOKEN_SYMBOL, nameTokens } from '../index/index-data.js';
 import { lookup } from '../index/hash-multimap.js';
 import { equivalentTokens, synonymKey, type NameTables } from '../text/name-tables.js';
 import { normalizeName } from '../text/normalize.js';
 import { romanizationVariants } from '../text/romanization.js';
-import { deletionVariants, shortWordKeys, skeletonNeighbourKeys, tokenPhoneticCodes, tokenSkeletons, tokenTrigrams, MIN_LATIN_SKELETON, MIN_SKELETON, MIN_TRIGRAM_TOKEN } from '../text/token-keys.js';
+import { cyrillicReadingKeys, deletionVariants, shortWordKeys, skeletonNeighbourKeys, tokenPhoneticCodes, tokenSkeletons, tokenTrigrams, MIN_LATIN_SKELETON, MIN_SKELETON, MIN_TRIGRAM_TOKEN } from '../text/token-keys.js';
 import type { MatchOptions } from '../options.js';
 import { compareProfiles, compareTokens, tokenProfile, type TokenCompareOptions, type TokenMatch, type TokenProfile, type TokenRule } from './token-similarity.js';
 import { idf, tokenWeight } from './token-weight.js';
@@ -213,17 +213,19 @@ export class Matcher {
     return p;
   }
 
-  /** The dictionary token is a word of names romanised from an abjad script (TOKEN_ABJAD_NAME). */
-  abjadName(tokenId: number | undefined): boolean {
-    return tokenId !== undefined && (this.index.tokens.flags[tokenId]! & TOKEN_ABJAD_NAME) !== 0;
+  /**
+   * The scripts the dictionary token's names were romanised from, as its flags
+   * (TOKEN_ABJAD_NAME, TOKEN_CYRILLIC_NAME); 0 for a word the index does not hold.
+   */
+  nameOrigin(tokenId: number | undefined): number {
+    return tokenId === undefined ? 0 : this.index.tokens.flags[tokenId]! & TOKEN_NAME_ORIGIN;
   }
 
-  /** @param qAbjadName the query token is itself a romanised abjad-script name (`abjadName`) */
-  private compare(qp: TokenProfile, qAbjad: boolean, qAbjadName: boolean, qFrequency: number, tokenId: number, opts: TokenCompareOptions): TokenMatch {
+  /** @param qOrigin the scripts the query token is itself a romanised name of (`nameOrigin`) */
+  private compare(qp: TokenProfile, qAbjad: boolean, qOrigin: number, qFrequency: number, tokenId: number, opts: TokenCompareOptions): TokenMatch {
     const flags = this.index.tokens.flags[tokenId]!;
     const abjad = qAbjad || (flags & TOKEN_ABJAD) !== 0;
-    const abjadName = qAbjadName || (flags & TOKEN_ABJAD_NAME) !== 0;
-    return compareProfiles(qp, this.profile(tokenId), abjad, opts, twoKnownNames(qFrequency, this.index.tokens.df[tokenId]!), abjadName);
+    return compareProfiles(qp, this.profile(tokenId), abjad, opts, twoKnownNames(qFrequency, this.index.tokens.df[tokenId]!), qOrigin | (flags & TOKEN_NAME_ORIGIN));
   }
 
   private trigramNeighbours(q: string, floor: number, out: Set<number>): void {
@@ -298,13 +300,14 @@ export class Matcher {
       }
       // A short abjad-script word pairs by its long vowels (token-similarity.ts shortVowelsOnly).
       if (abjad) for (const k of shortWordKeys(q)) for (const id of lookup(keys.skeleton, k)) ids.add(id);
+      if (!abjad) for (const k of cyrillicReadingKeys(q)) for (const id of lookup(keys.skeleton, k)) ids.add(id);
     }
     let out: Expansion[] = [];
     const frequency = exact !== undefined ? this.index.tokens.df[exact]! : 0;
     const qp = exact !== undefined ? this.profile(exact) : tokenProfile(q, this.tables);
-    const qAbjadName = this.abjadName(exact);
+    const qOrigin = this.nameOrigin(exact);
     for (const id of ids) {
-      const m = this.compare(qp, abjad, qAbjadName, frequency, id, opts);
+      const m = this.compare(qp, abjad, qOrigin, frequency, id, opts);
       if (m.similarity > 0) out.push({ tokenId: id, similarity: m.similarity, rule: m.rule });
     }
     out.sort((a, b) => b.similarity - a.similarity || a.tokenId - b.tokenId);
@@ -575,7 +578,7 @@ export class Matcher {
           // Expansions hold every dictionary token similar to the query token (retrieval and
           // scoring use the same keys); only a cut list needs a direct comparison.
           m = query.truncated[i]
-            ? this.compare(tokenProfile(qTexts[i]!, this.tables), qAbjad[i]!, this.abjadName(this.tokenIdOf(qTexts[i]!)), query.frequency[i]!, tokenId, opts)
+            ? this.compare(tokenProfile(qTexts[i]!, this.tables), qAbjad[i]!, this.nameOrigin(this.tokenIdOf(qTexts[i]!)), query.frequency[i]!, tokenId, opts)
             : NO_MATCH;
           memo.set(key, m.similarity > 0 ? m : NO_MATCH);
         }

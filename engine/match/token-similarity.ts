@@ -12,6 +12,8 @@ import type { Gender, NameTables } from '../text/name-tables.js';
 import { familySuffixOf } from '../text/family-suffixes.js';
 import { oneEditApart } from '../metrics/one-edit.js';
 import { sameSounds, vowelSpelling } from '../metrics/vowel-spelling.js';
+import { cyrillicSpelling, sameCyrillicReading } from '../metrics/cyrillic-spelling.js';
+import { TOKEN_ABJAD_NAME, TOKEN_CYRILLIC_NAME } from '../index/index-data.js';
 
 export type TokenRule = 'exact' | 'synonym' | 'spelling' | 'nickname' | 'initial' | 'phonetic' | 'transliteration' | 'fuzzy' | 'joined';
 
@@ -98,6 +100,8 @@ export interface TokenProfile {
   readonly familySuffix: string | undefined;
   /** its sounds, vowels in classes (vowel-spelling.ts), for romanised abjad-script names */
   readonly sounds: string | undefined;
+  /** the Cyrillic letters it can spell (cyrillic-spelling.ts), for names romanised from Cyrillic */
+  readonly cyrillic: string | undefined;
 }
 
 export function tokenProfile(text: string, tables: NameTables): TokenProfile {
@@ -112,6 +116,7 @@ export function tokenProfile(text: string, tables: NameTables): TokenProfile {
     gender: tables.genderOf.get(text),
     familySuffix: familySuffixOf(text),
     sounds: vowelSpelling(text),
+    cyrillic: cyrillicSpelling(text),
   };
 }
 
@@ -203,10 +208,10 @@ function addsInnerVowels(shorter: string, longer: string): boolean {
 /**
  * @param abjad true when either token was written in an abjad script
  * @param bothKnown both tokens are name parts of several listed entities (see align.ts `known`)
- * @param abjadName either token is the Latin spelling of a name some listed entity also writes in
- *   an abjad script (index-data.ts TOKEN_ABJAD_NAME)
+ * @param origin the scripts either token's names were romanised from, as index token flags
+ *   (index-data.ts TOKEN_ABJAD_NAME, TOKEN_CYRILLIC_NAME)
  */
-export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boolean, opts: TokenCompareOptions, bothKnown = false, abjadName = false): TokenMatch {
+export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boolean, opts: TokenCompareOptions, bothKnown = false, origin = 0): TokenMatch {
   const q = qp.text;
   const c = cp.text;
   if (q === c) return EXACT;
@@ -228,6 +233,11 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
   // The same holds where the lexicon knows only the masculine name and the other token is its
   // feminine form, the name plus a (Oleksandra / Oleksandr, Martina / Martin, Karima / Karim).
   if (!abjad && (qp.gender === 'male' || cp.gender === 'male') && feminineForm(q, c)) return best;
+  // Two romanisations of one Cyrillic name (Jurij / Yuriy, Ihor / Igor, Radzkou / Radkov): their
+  // endings are the systems', so this comes before the family-name ending rule.
+  if ((origin & TOKEN_CYRILLIC_NAME) !== 0 && !abjad && best.similarity < TOKEN_RULES.transliteration && sameCyrillicReading(qp.cyrillic, cp.cyrillic)) {
+    best = { similarity: TOKEN_RULES.transliteration, rule: 'transliteration' };
+  }
   // Two family names with different endings are two names (Jafari / Jafarov, Hasan / Hasanović,
   // Tkachuk / Tkachenko) unless one typing error apart (Hashim / Hashimi). Not for a word
   // romanised letter by letter from an abjad script (at most one vowel letter: تكريتي tkryty,
@@ -265,7 +275,7 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
   // Two Latin spellings of a name written in an abjad script differ in the vowels the script leaves
   // the romaniser to choose (Qasim / Kasem, Nuri / Noori, Hosein / Husain), however far apart
   // their letters look.
-  if (!abjad && abjadName && best.similarity < TOKEN_RULES.transliteration && sameSounds(qp.sounds, cp.sounds)) {
+  if (!abjad && (origin & TOKEN_ABJAD_NAME) !== 0 && best.similarity < TOKEN_RULES.transliteration && sameSounds(qp.sounds, cp.sounds)) {
     best = { similarity: TOKEN_RULES.transliteration, rule: 'transliteration' };
   }
   // Two romanisations of one Korean or Chinese syllable (Pong / Bong, Chang / Jang, Teng / Deng).
@@ -277,6 +287,6 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
 }
 
 /** compareProfiles for two plain tokens. */
-export function compareTokens(q: string, c: string, abjad: boolean, opts: TokenCompareOptions, tables: NameTables, bothKnown = false, abjadName = false): TokenMatch {
-  return compareProfiles(tokenProfile(q, tables), tokenProfile(c, tables), abjad, opts, bothKnown, abjadName);
+export function compareTokens(q: string, c: string, abjad: boolean, opts: TokenCompareOptions, tables: NameTables, bothKnown = false, origin = 0): TokenMatch {
+  return compareProfiles(tokenProfile(q, tables), tokenProfile(c, tables), abjad, opts, bothKnown, origin);
 }

@@ -5,6 +5,7 @@
 import { phoneticCodes } from '../metrics/double-metaphone.js';
 import { consonantSkeletons, vowelSkeleton } from '../metrics/consonant-skeleton.js';
 import { memoByString } from '../memo.js';
+import { cyrillicSpelling, MIN_CYRILLIC_SPELLING } from '../metrics/cyrillic-spelling.js';
 
 /** Tokens shorter than this get no deletion variants: one deletion of "li" matches half the index. */
 export const MIN_DELETION_TOKEN = 4;
@@ -82,6 +83,17 @@ export function shortWordKeys(token: string): readonly string[] {
   return v.length >= 2 ? [`^${v}`] : [];
 }
 
+/**
+ * The key of the Cyrillic letters a word can spell (cyrillic-spelling.ts), marked "=": Jurij and
+ * Yuri, Ihor and Igor, Radzkou and Radkov share no letter, sound or skeleton key. Filed for every
+ * word, looked up for every query word; the token rules pair the two only for names romanised from
+ * Cyrillic.
+ */
+export function cyrillicReadingKeys(token: string): readonly string[] {
+  const reading = cyrillicSpelling(token);
+  return reading !== undefined && reading.length >= MIN_CYRILLIC_SPELLING ? [`=${reading}`] : [];
+}
+
 /** The retrieval keys the index holds for one dictionary token, by key family. */
 export interface IndexedTokenKeys {
   readonly deletion: readonly string[];
@@ -104,6 +116,6 @@ export function indexedTokenKeys(token: string, real: boolean): IndexedTokenKeys
     deletion,
     phonetic: tokenPhoneticCodes(token),
     trigram: tokenTrigrams(token),
-    skeleton: [...tokenSkeletons(token), ...skeletonNeighbourKeys(token), ...shortWordKeys(token)],
+    skeleton: [...tokenSkeletons(token), ...skeletonNeighbourKeys(token), ...shortWordKeys(token), ...cyrillicReadingKeys(token)],
   };
 }

@@ -10,6 +10,7 @@ import { openIndex } from '../../engine/index/open-index.js';
 import { currentVersionDir } from '../../index-builder/publish.js';
 import { Matcher } from '../../engine/match/matcher.js';
 import { DEFAULT_MATCH_OPTIONS } from '../../engine/options.js';
+import { TOKEN_ABJAD_NAME, TOKEN_CYRILLIC_NAME } from '../../engine/index/index-data.js';
 import { sharedIndexRoot } from '../helpers/shared-index.js';
 
 const index = openIndex(currentVersionDir(await sharedIndexRoot())!);
@@ -47,7 +48,7 @@ t.test('a short abjad-script word reaches the romanisation that adds only short 
 });
 
 t.test('the words of names romanised from an abjad script are flagged, and reached by their other vowels', async (t) => {
-  const flagged = (w: string): boolean => matcher.abjadName(matcher.tokenIdOf(w));
+  const flagged = (w: string): boolean => (matcher.nameOrigin(matcher.tokenIdOf(w)) & TOKEN_ABJAD_NAME) !== 0;
   // Qasem is the name of entities listed in Persian or Arabic script too; Nurullah Nuri ("nur allah
   // nuri") has the Arabic "Allah" in his name.
   for (const w of ['qasem', 'nur', 'nuri']) t.ok(flagged(w), `${w} is a romanised name`);
@@ -57,6 +58,22 @@ t.test('the words of names romanised from an abjad script are flagged, and reach
     ['noori', 'nuri'],
   ] as const) {
     const id = matcher.tokenIdOf(listed);
+    const e = matcher.expand(query, false, DEFAULT_MATCH_OPTIONS).find((x) => x.tokenId === id);
+    t.equal(e?.rule, 'transliteration', `${query} reaches ${listed} (${e?.rule} ${e?.similarity})`);
+  }
+});
+
+t.test('the words of names romanised from Cyrillic are flagged, and reached in another romanisation', async (t) => {
+  const flagged = (w: string): boolean => (matcher.nameOrigin(matcher.tokenIdOf(w)) & TOKEN_CYRILLIC_NAME) !== 0;
+  for (const w of ['igor', 'yuri', 'sergeyevich']) t.ok(flagged(w), `${w} is a name romanised from Cyrillic`);
+  for (const w of ['smith', 'johnson', 'wang']) t.notOk(flagged(w), `${w} is not`);
+  for (const [query, listed] of [
+    ['ihor', 'igor'],
+    ['jurij', 'yuri'],
+    ['hennadiy', 'gennadiy'],
+  ] as const) {
+    const id = matcher.tokenIdOf(listed);
+    t.ok(id !== undefined, `${listed} is a listed word`);
     const e = matcher.expand(query, false, DEFAULT_MATCH_OPTIONS).find((x) => x.tokenId === id);
     t.equal(e?.rule, 'transliteration', `${query} reaches ${listed} (${e?.rule} ${e?.similarity})`);
   }

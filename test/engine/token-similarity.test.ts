@@ -6,6 +6,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import { compareTokens, TOKEN_RULES, type TokenCompareOptions } from '../../engine/match/token-similarity.js';
 import { oneEditApart } from '../../engine/metrics/one-edit.js';
+import { TOKEN_ABJAD_NAME, TOKEN_CYRILLIC_NAME } from '../../engine/index/index-data.js';
 import { EMPTY_NAME_TABLES_DATA, nameTablesFromData } from '../../engine/text/name-tables.js';
 import { tokenPhoneticCodes } from '../../engine/text/token-keys.js';
 import { holds, nameTokens, realNameTables } from './fixtures/helpers.js';
@@ -303,8 +304,26 @@ t.test('a different first sound makes a different name; known romanisation onset
   }
 });
 
+t.test('names romanised from Cyrillic: another romanisation system is a transliteration', async (t) => {
+  const cyrillic = (a: string, b: string) => compareTokens(a, b, false, DEFAULT, tables, false, TOKEN_CYRILLIC_NAME);
+  for (const [a, b] of [
+    ['jurij', 'yuri'], // the family-name ending rule would part them (-i / -ij)
+    ['hryhoriy', 'grigoriy'],
+    ['halyna', 'galina'],
+    ['radzkou', 'radkov'],
+    ['solovyov', 'solovjev'],
+  ] as const) {
+    t.notOk(cmp(a, b).similarity >= TOKEN_RULES.transliteration, `${a} / ${b}: not without the flag (${cmp(a, b).similarity})`);
+    t.same(cyrillic(a, b), { similarity: TOKEN_RULES.transliteration, rule: 'transliteration' }, `${a} / ${b}, romanised from Cyrillic`);
+  }
+  t.equal(cyrillic('jurij', 'yuri').similarity, compareTokens('jurij', 'yuri', false, DEFAULT, tables, false, TOKEN_CYRILLIC_NAME | TOKEN_ABJAD_NAME).similarity, 'flags combine');
+  t.notOk(compareTokens('jurij', 'yuri', false, DEFAULT, tables, false, TOKEN_ABJAD_NAME).similarity >= TOKEN_RULES.transliteration, 'the abjad flag does not read Cyrillic');
+  t.ok(cyrillic('mikhail', 'mihail').similarity >= cmp('mikhail', 'mihail').similarity, 'the flag never lowers a similarity');
+  t.equal(cyrillic('maria', 'mario').rule === 'transliteration', false, 'Maria / Mario: two names');
+});
+
 t.test('romanised abjad-script names: another spelling of the vowels is a transliteration', async (t) => {
-  const romanised = (a: string, b: string, bothKnown = false) => compareTokens(a, b, false, DEFAULT, tables, bothKnown, true);
+  const romanised = (a: string, b: string, bothKnown = false) => compareTokens(a, b, false, DEFAULT, tables, bothKnown, TOKEN_ABJAD_NAME);
   for (const [a, b] of [
     ['kasim', 'qasem'],
     ['noori', 'nuri'],
@@ -316,5 +335,5 @@ t.test('romanised abjad-script names: another spelling of the vowels is a transl
   }
   t.equal(romanised('hassan', 'husein').rule === 'transliteration', false, 'Hassan / Husein: two names');
   t.ok(romanised('hassan', 'hasan').similarity >= cmp('hassan', 'hasan').similarity, 'the flag never lowers a similarity');
-  t.equal(compareTokens('qasm', 'kasim', true, DEFAULT, tables, false, true).rule, 'transliteration', 'a word written in the script keeps its own rule');
+  t.equal(compareTokens('qasm', 'kasim', true, DEFAULT, tables, false, TOKEN_ABJAD_NAME).rule, 'transliteration', 'a word written in the script keeps its own rule');
 });
