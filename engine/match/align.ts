@@ -15,12 +15,13 @@
  * Evidence: a name that matches imperfectly (a token unpaired, or paired by anything short of
  * equality) must rest on enough identity. The evidence E is the query weight of the pairs, each
  * counted by how much its kind of agreement proves (`evidenceOf`: equality fully, likeness by its
- * similarity, a nickname less). Below the evidence the match needs (more when a token is left
- * unpaired than when all are paired but some only alike), the score loses
- * evidencePenalty * (1 - E / needed). "Maria Garcia" against "Maria Garcia Lopez", or
- * "Emma Borg" against "Emily Bourke", has little evidence (common words, loosely alike); "Laurent
- * Nkunda" against "Laurent Nkunda Mihigo" has plenty. A name equal token for token to the query
- * needs no evidence: an exact namesake is always a match, however common the name.
+ * similarity, a nickname less). Below the evidence the match needs, the score loses
+ * evidencePenalty * (1 - E / needed). A name equal token for token to the query needs no
+ * evidence: an exact namesake is always a match, however common the name. A name that holds every
+ * query word, equal, and words of its own besides needs partialEvidenceFull: "Ali Hassan" against
+ * "Ali Hassan Mohamed" has little (two common words), "Laurent Nkunda" against "Laurent Nkunda
+ * Mihigo" plenty. A match with a word paired by likeness only needs more, inexactEvidenceFull when
+ * a word is also left unpaired: "Emma Borg" against "Emily Bourke" has little evidence.
  * The factors' contributions sum to the score.
  */
 import { TOKEN_RULES, type TokenMatch, type TokenRule } from './token-similarity.js';
@@ -30,9 +31,9 @@ import { sharedSkeleton } from '../metrics/consonant-skeleton.js';
 export const NAME_SCORE = Object.freeze({
   /** cost of an unpaired token, relative to its weight */
   unmatchedCost: 0.35,
-  /** evidence (IDF units of query weight) a match with an unpaired token needs for full credit */
+  /** evidence (IDF units of query weight) a match with an unpaired token, every paired one equal, needs for full credit */
   partialEvidenceFull: 10.5,
-  /** evidence a match with every token paired, but not all equal, needs for full credit */
+  /** evidence a match with a token paired by likeness only needs for full credit (at most; see `inexactNeed`) */
   inexactEvidenceFull: 14,
   /** share of the shorter name's weight that counts as all the evidence it can offer */
   evidenceReach: 0.85,
@@ -358,9 +359,11 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
   // (A partial match gets no such allowance: a one-word name met by one word of a longer query,
   // "Thiago" in "Thiago Vasquez", is exactly the weak match the rule is for.)
   // The needs add up as a maximum, so that leaving a token unpaired never lowers what an
-  // inexact pairing needs (an extra unrelated word must not raise a score).
+  // inexact pairing needs (an extra unrelated word must not raise a score). Every word paired
+  // equal needs only the partial evidence: the query is a shorter form of the listed name (a
+  // Spanish name without its second surname, a name without the nisba), which a bank reviews.
   const inexactNeed = perfect ? 0 : Math.min(NAME_SCORE.evidenceReach * Math.min(wq, wc), NAME_SCORE.inexactEvidenceFull);
-  const needed = unpairedWeight > 0 ? Math.max(NAME_SCORE.partialEvidenceFull, NAME_SCORE.inexactEvidenceFull) : inexactNeed;
+  const needed = unpairedWeight === 0 ? inexactNeed : perfect ? NAME_SCORE.partialEvidenceFull : Math.max(NAME_SCORE.partialEvidenceFull, NAME_SCORE.inexactEvidenceFull);
   const base = agreement / denominator;
   // The penalty never takes the score below 0, so the factors always sum to the score.
   const penalty = evidence < needed ? Math.min(base, NAME_SCORE.evidencePenalty * (1 - evidence / needed)) : 0;

@@ -458,9 +458,10 @@ export class Matcher {
         a += weights[i]!;
         y += heaviest[i]!;
         // The best a name could reach holding only these tokens (its own weight at least y). The
-        // rarer tokens would be left unpaired, so it is a partial match: at most `a` of evidence.
+        // rarer tokens would be left unpaired, so it is a partial match: at most `a` of evidence,
+        // against the least a partial match needs (every paired token equal).
         const base = (a + y) / ((1 - l) * (a + y) + l * (q + y));
-        const need = Math.max(NAME_SCORE.partialEvidenceFull, NAME_SCORE.inexactEvidenceFull);
+        const need = NAME_SCORE.partialEvidenceFull;
         const penalty = a < need ? NAME_SCORE.evidencePenalty * (1 - a / need) : 0;
         if (base - penalty + BOUND_SLACK >= target) break;
         finding = k;

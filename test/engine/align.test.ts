@@ -239,6 +239,19 @@ t.test('an unpaired token costs, and a weakly evidenced match is penalised', asy
   );
 });
 
+t.test('a shorter form of a listed name, every word equal, needs less evidence than one met by likeness', async (t) => {
+  const oracle = new Oracle();
+  oracle.set('garsia', 'garcia', { similarity: 0.95, rule: 'fuzzy' });
+  const weak = (a: Alignment): boolean => a.factors.some((f) => f.rule === 'weak_evidence');
+  const listed = side(['maria', 'garcia', 'lopez'], [6, 6, 6]);
+  // 12 units of evidence: enough for a query whose words are the listed name's (partialEvidenceFull),
+  t.ok(NAME_SCORE.partialEvidenceFull <= 12 && NAME_SCORE.inexactEvidenceFull > 12);
+  t.notOk(weak(align(side(['maria', 'garcia'], [6, 6]), listed, oracle)), 'Maria Garcia / Maria Garcia Lopez: no penalty');
+  // not for one whose words are only like them, with a word of the listed name left over.
+  t.ok(weak(align(side(['maria', 'garsia'], [6, 6]), listed, oracle)), 'Maria Garsia / Maria Garcia Lopez: weak evidence');
+  t.ok(weak(align(side(['maria', 'garcia'], [3, 3]), listed, oracle)), 'two common words (6 units) are not enough');
+});
+
 t.test('a hyphenated given name is met whole or counts as half its evidence', async (t) => {
   const oracle = new Oracle();
   // Weights of Chinese syllables in the real index: each about as common as the others.
