@@ -151,8 +151,22 @@ function decodePep(p: Pep): PepFacts {
   };
 }
 
+/** Decodes UTF-8 as it is: a leading U+FEFF is text, not a byte-order mark to drop. */
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * FlatBuffers' reader decodes strings with a default TextDecoder, which drops a leading U+FEFF (a
+ * list file's byte-order mark left in a field): a record must read back exactly as it was written.
+ */
+class ExactStringBuffer extends flatbuffers.ByteBuffer {
+  override __string(offset: number, encoding?: flatbuffers.Encoding): string | Uint8Array {
+    const bytes = super.__string(offset, flatbuffers.Encoding.UTF8_BYTES) as Uint8Array;
+    return encoding === flatbuffers.Encoding.UTF8_BYTES ? bytes : UTF8.decode(bytes);
+  }
+}
+
 export function decodeEntity(bytes: Uint8Array): CanonicalEntity {
-  const e = Entity.getRootAsEntity(new flatbuffers.ByteBuffer(bytes));
+  const e = Entity.getRootAsEntity(new ExactStringBuffer(bytes));
   const names: EntityName[] = [];
   for (let i = 0; i < e.namesLength(); i++) {
     const n = e.names(i)!;

@@ -77,6 +77,12 @@ t.test('encode/decode round trip of arbitrary entities', async (t) => {
   t.pass();
 });
 
+t.test('a string that starts with U+FEFF reads back with it (found by the round-trip property)', async (t) => {
+  const e: CanonicalEntity = { id: '\uFEFFEU:1', list: 'EU', sourceId: '\uFEFF', schema: 'person', names: [{ full: '\uFEFFAnna', kind: 'primary', script: 'Latn' }], birthDates: [], countries: [], deceased: false, programs: [], identifiers: [] };
+  t.same(decodeEntity(encodeEntity(e)), e);
+  t.equal(decodeEntity(encodeEntity(e)).sourceId, '\uFEFF');
+});
+
 t.test('a reused builder writes the same bytes as a fresh one', async (t) => {
   const builder = new flatbuffers.Builder(16);
   fc.assert(
