@@ -12,7 +12,7 @@ import { normalizeName } from './text/normalize.js';
 import { DEFAULT_MATCH_OPTIONS, withDefaults, type MatchOptions, type PepTier, type ScreeningContext, type Subject } from './options.js';
 import { KNOWN_TOKEN_DF, Matcher, exactKey, twoKnownNames } from './match/matcher.js';
 import { alignNames, type Alignment } from './match/align.js';
-import { compareTokens } from './match/token-similarity.js';
+import { compareTokens, type TokenMatch } from './match/token-similarity.js';
 import { entityFactors, MAX_FACT_BONUS } from './match/entity-facts.js';
 import { DEFAULT_RISK_RULES, outcomeOf, type RiskRules } from './risk/outcome.js';
 import type { AdverseMediaStatus, Factor, Match, ScreeningOutcome } from './result.js';
@@ -179,20 +179,27 @@ export class Screener {
         known: frequency.map((f) => f >= KNOWN_TOKEN_DF),
         frequency,
         origin: ids.map((id) => this.matcher.nameOrigin(id)),
+        letters: n.letters,
       };
     };
     const qa = side(a);
     const qb = side(b);
-    const cmp = (i: number, j: number) =>
-      compareTokens(
-        qa.texts[i]!,
-        qb.texts[j]!,
-        qa.abjad[i]! || qb.abjad[j]!,
-        opts,
-        tables,
-        twoKnownNames(qa.frequency[i]!, qb.frequency[j]!),
-        qa.origin[i]! | qb.origin[j]!,
-      );
+    // A word a table romanised from an abjad script compares by its table spelling and by its
+    // letters (normalize.ts `letters`), whichever agrees better, as in a screen (matcher.ts).
+    const forms = (s: ReturnType<typeof side>, i: number): [string, boolean][] => {
+      const spelt = opts.exactMatch ? undefined : s.letters?.[i];
+      return spelt === undefined ? [[s.texts[i]!, s.abjad[i]!]] : [[s.texts[i]!, s.abjad[i]!], [spelt, true]];
+    };
+    const cmp = (i: number, j: number): TokenMatch => {
+      let best: TokenMatch | undefined;
+      for (const [x, xAbjad] of forms(qa, i)) {
+        for (const [y, yAbjad] of forms(qb, j)) {
+          const m = compareTokens(x, y, xAbjad || yAbjad, opts, tables, twoKnownNames(qa.frequency[i]!, qb.frequency[j]!), qa.origin[i]! | qb.origin[j]!);
+          if (best === undefined || m.similarity > best.similarity) best = m;
+        }
+      }
+      return best!;
+    };
     if (opts.exactMatch && exactKey(qa.texts, tables) !== exactKey(qb.texts, tables)) {
       return { score: 0, isMatch: false, factors: [] };
     }

@@ -25,6 +25,7 @@ import { cyrillicReadingKeys, deletionVariants, shortWordKeys, skeletonNeighbour
 import type { MatchOptions } from '../options.js';
 import { compareProfiles, compareTokens, tokenProfile, type TokenCompareOptions, type TokenMatch, type TokenProfile, type TokenRule } from './token-similarity.js';
 import { idf, tokenWeight } from './token-weight.js';
+import { jaroWinkler } from '../metrics/jaro-winkler.js';
 import { alignNames, matchJoined, MIN_JOIN_SKELETON, NAME_SCORE, type Alignment, type AlignSide } from './align.js';
 import { MAX_FACT_BONUS } from './entity-facts.js';
 
@@ -32,6 +33,22 @@ export interface Expansion {
   readonly tokenId: number;
   readonly similarity: number;
   readonly rule: TokenRule;
+}
+
+/**
+ * Two expansion lists of one query token as one: each dictionary token at its better similarity,
+ * best first. A short letter-by-letter form (عكاشة, "ksh") reaches many words at one similarity;
+ * among equals, those whose letters are nearer the table's spelling (`likeness`) come first, so
+ * that a cut at MAX_EXPANSIONS keeps Akkacha for Okasha.
+ */
+function bestOfEach(a: readonly Expansion[], b: readonly Expansion[], likeness: (tokenId: number) => number): Expansion[] {
+  const byToken = new Map<number, Expansion>();
+  for (const e of [...a, ...b]) {
+    const seen = byToken.get(e.tokenId);
+    if (seen === undefined || e.similarity > seen.similarity) byToken.set(e.tokenId, e);
+  }
+  const like = new Map([...byToken.keys()].map((id) => [id, likeness(id)]));
+  return [...byToken.values()].sort((x, y) => y.similarity - x.similarity || like.get(y.tokenId)! - like.get(x.tokenId)! || x.tokenId - y.tokenId);
 }
 
 export interface PreparedQuery {
@@ -47,6 +64,8 @@ export interface PreparedQuery {
   /** per query token: expansions sorted by descending similarity (joined-pair expansions included) */
   readonly expansions: readonly (readonly Expansion[])[];
   readonly opts: MatchOptions;
+  /** per query token: its letter-by-letter romanisation, when a table romanised it (normalize.ts `letters`) */
+  readonly letters: readonly (string | undefined)[] | undefined;
   /** (candidate token id * 32 + query token) -> similarity, for this query only */
   readonly memo: Map<number, TokenMatch>;
 }
@@ -228,6 +247,17 @@ export class Matcher {
     return compareProfiles(qp, this.profile(tokenId), abjad, opts, twoKnownNames(qFrequency, this.index.tokens.df[tokenId]!), qOrigin | (flags & TOKEN_NAME_ORIGIN));
   }
 
+  /** A query token against a dictionary token, directly: the better of its text and its letters. */
+  private compareQueryToken(query: PreparedQuery, i: number, tokenId: number): TokenMatch {
+    const text = query.side.texts[i]!;
+    const { opts } = query;
+    const m = this.compare(tokenProfile(text, this.tables), query.side.abjad[i]!, this.nameOrigin(this.tokenIdOf(text)), query.frequency[i]!, tokenId, opts);
+    const spelt = query.letters?.[i];
+    if (spelt === undefined || opts.exactMatch) return m;
+    const byLetters = this.compare(tokenProfile(spelt, this.tables), true, 0, query.frequency[i]!, tokenId, opts);
+    return byLetters.similarity > m.similarity ? byLetters : m;
+  }
+
   private trigramNeighbours(q: string, floor: number, out: Set<number>): void {
     const grams = tokenTrigrams(q);
     if (grams.length === 0) return;
@@ -349,6 +379,7 @@ export class Matcher {
     const abjad = normalized.abjad.slice(0, MAX_QUERY_TOKENS);
     // Most names have no hyphenated given name: the alignment then skips that rule altogether.
     const compound = normalized.compound.some((g) => g >= 0) ? normalized.compound.slice(0, MAX_QUERY_TOKENS) : undefined;
+    const letters = normalized.letters?.slice(0, MAX_QUERY_TOKENS);
     const memo = new Map<number, TokenMatch>();
     const expansions: Expansion[][] = [];
     const weights: number[] = [];
@@ -356,11 +387,16 @@ export class Matcher {
     const frequency: number[] = [];
     const truncated: boolean[] = [];
     texts.forEach((text, i) => {
-      let list = this.expand(text, abjad[i]!, opts);
+      const own = this.expand(text, abjad[i]!, opts);
+      const exactId = own[0]?.rule === 'exact' ? own[0].tokenId : undefined;
+      // A word a table romanised from an abjad script is also what its letters spell: فضل is the
+      // table's Fadl and, by its letters (fdhl), Fazl. (Its weight stays the table spelling's.)
+      const spelt = letters?.[i];
+      let list =
+        spelt !== undefined && !opts.exactMatch ? bestOfEach(own, this.expand(spelt, true, opts), (id) => jaroWinkler(text, this.index.tokens.text[id]!)) : own;
       truncated.push(list.length > MAX_EXPANSIONS);
       if (list.length > MAX_EXPANSIONS) list = list.slice(0, MAX_EXPANSIONS);
       for (const e of list) memo.set(e.tokenId * 32 + i, e);
-      const exactId = list[0]?.rule === 'exact' ? list[0].tokenId : undefined;
       frequency.push(exactId !== undefined ? this.index.tokens.df[exactId]! : 0);
       known.push(frequency[i]! >= KNOWN_TOKEN_DF);
       // An unknown token is weighed as the rarest; a near-spelling of a known token as that token
@@ -396,7 +432,7 @@ export class Matcher {
     }
     let totalWeight = 0;
     for (const w of weights) totalWeight += w;
-    return { side: { texts, weights, abjad, known, ...(compound ? { compound } : {}) }, truncated, totalWeight, frequency, expansions, opts, memo };
+    return { side: { texts, weights, abjad, known, ...(compound ? { compound } : {}) }, truncated, totalWeight, frequency, expansions, opts, letters, memo };
   }
 
   /**
@@ -578,9 +614,7 @@ export class Matcher {
         if (m === undefined) {
           // Expansions hold every dictionary token similar to the query token (retrieval and
           // scoring use the same keys); only a cut list needs a direct comparison.
-          m = query.truncated[i]
-            ? this.compare(tokenProfile(qTexts[i]!, this.tables), qAbjad[i]!, this.nameOrigin(this.tokenIdOf(qTexts[i]!)), query.frequency[i]!, tokenId, opts)
-            : NO_MATCH;
+          m = query.truncated[i] ? this.compareQueryToken(query, i, tokenId) : NO_MATCH;
           memo.set(key, m.similarity > 0 ? m : NO_MATCH);
         }
         return m;

@@ -10,6 +10,7 @@
 import anyAscii from 'any-ascii';
 import { GLUED_PHRASE, PHRASE_TYPO, phraseInitials, type NameTables } from './name-tables.js';
 import { oneEditApart } from '../metrics/one-edit.js';
+import { consonantSkeleton } from '../metrics/consonant-skeleton.js';
 import { isRomanisedSyllable } from './romanization.js';
 
 export interface NormalizedName {
@@ -26,6 +27,12 @@ export interface NormalizedName {
    * it is met whole or not at all (align.ts, "broken compound").
    */
   readonly compound: readonly number[];
+  /**
+   * Per token, for a word written in an abjad script that a table romanised (فضل as "fadl"): its
+   * letter-by-letter romanisation ("fdhl"), which keeps the letters the table's spelling chose one
+   * reading of (ض is d in Fadl, z in Fazl); otherwise undefined. Absent when no token has one.
+   */
+  readonly letters?: readonly (string | undefined)[];
 }
 
 /** Longest name we tokenise: listed names have at most a dozen tokens; anything longer is noise. */
@@ -50,6 +57,22 @@ interface Piece {
   word?: number;
   /** the first piece after the comma of an inverted name ("ASHRAF, Haji Muhammad") */
   afterComma?: boolean;
+  /** see NormalizedName.letters */
+  letters?: string;
+}
+
+/**
+ * Least consonants a letter-by-letter form needs to be kept beside the table's spelling: a shorter
+ * one (عكاشة, "ksh") is the skeleton of too many words to tell them apart, and would crowd the
+ * table spelling's own neighbours out of its expansions (matcher.ts).
+ */
+const MIN_LETTERS_SKELETON = 3;
+
+/** A known abjad-script word's piece, with its letter-by-letter romanisation when that differs. */
+function knownAbjadPiece(known: string, bare: string): Piece {
+  const letters = letterByLetter(bare);
+  const keep = letters && letters !== known && consonantSkeleton(letters).length >= MIN_LETTERS_SKELETON;
+  return keep ? { token: known, abjad: true, letters } : { token: known, abjad: true };
 }
 
 /**
@@ -236,10 +259,9 @@ function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
   if (known !== undefined) {
     // A table that knows البغدادي whole gives "baghdadi"; Latin lists write al-Baghdadi.
     // (Latin spellings that keep the article start with a vowel: al-, el-, ad-din, ud-din.)
-    if (abjad && bare.startsWith(ARABIC_ARTICLE) && bare.length > ARABIC_ARTICLE.length + 1 && !/^[aeiou]/.test(known)) {
-      out.push({ token: 'al', abjad: false });
-    }
-    out.push({ token: known, abjad });
+    const article = abjad && bare.startsWith(ARABIC_ARTICLE) && bare.length > ARABIC_ARTICLE.length + 1 && !/^[aeiou]/.test(known);
+    if (article) out.push({ token: 'al', abjad: false });
+    out.push(abjad ? knownAbjadPiece(known, article ? bare.slice(ARABIC_ARTICLE.length) : bare) : { token: known, abjad });
     return;
   }
   if (HAN_OR_HANGUL.test(word)) {
@@ -262,7 +284,7 @@ function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
       const rest = bare.slice(ARABIC_ARTICLE.length);
       out.push({ token: 'al', abjad: false });
       const restKnown = knownLatin(rest, tables);
-      if (restKnown !== undefined) out.push({ token: restKnown, abjad: true });
+      if (restKnown !== undefined) out.push(knownAbjadPiece(restKnown, rest));
       else {
         const token = letterByLetter(rest);
         if (token) out.push({ token, abjad: true });
@@ -496,7 +518,8 @@ export function normalizeName(raw: string, tables: NameTables): NormalizedName {
   while (end - start > 1 && tables.prefixTokens.has(pieces[start]!.token)) start++;
   while (end - start > 1 && tables.suffixTokens.has(pieces[end - 1]!.token)) end--;
   if (start > 0 || end < pieces.length) pieces = pieces.slice(start, end);
-  return { tokens: pieces.map((p) => p.token), abjad: pieces.map((p) => p.abjad), compound: compoundsOf(pieces) };
+  const normalized = { tokens: pieces.map((p) => p.token), abjad: pieces.map((p) => p.abjad), compound: compoundsOf(pieces) };
+  return pieces.some((p) => p.letters !== undefined) ? { ...normalized, letters: pieces.map((p) => p.letters) } : normalized;
 }
 
 /** The normalised name as one string: tokens joined by single spaces. */

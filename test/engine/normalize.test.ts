@@ -259,3 +259,14 @@ t.test('Arabic-script compounds written as one word are split where the script j
   t.same(tokens('عبدالرحمان', tables).slice(0, 2), ['abdul', 'rhmn'], 'with the real tables "abdul al" contracts to abdul');
   t.same(tokens('عبد', small), ['abdul'], 'a word alone is not split');
 });
+
+t.test('a word a table romanised from an abjad script keeps its letter-by-letter form beside it', async (t) => {
+  const n = normalizeName('فضل رحيم', tables);
+  t.same(n.tokens, ['fadl', 'rahim'], 'the tables spell فضل Fadl');
+  t.same(n.letters, ['fdhl', 'rhym'], 'and its letters, where ض may be read z (Fazl)');
+  t.equal(normalizeName('Fazal Rahim', tables).letters, undefined, 'a Latin name has none');
+  t.equal(normalizeName('جمال عكاشة', tables).letters?.[1], undefined, 'nor a letter form of fewer than three consonants (ksh): the skeleton of too many words');
+  const withArticle = normalizeName('البغدادي', tables);
+  t.same(withArticle.tokens, ['al', 'baghdadi']);
+  t.same(withArticle.letters, [undefined, 'bghddy'], 'the article is not part of the word it is written joined to');
+});

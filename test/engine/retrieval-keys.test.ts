@@ -9,7 +9,8 @@ import t from 'tap';
 import { openIndex } from '../../engine/index/open-index.js';
 import { currentVersionDir } from '../../index-builder/publish.js';
 import { Matcher } from '../../engine/match/matcher.js';
-import { DEFAULT_MATCH_OPTIONS } from '../../engine/options.js';
+import { Screener } from '../../engine/screener.js';
+import { DEFAULT_MATCH_OPTIONS, withDefaults } from '../../engine/options.js';
 import { TOKEN_ABJAD_NAME, TOKEN_CYRILLIC_NAME } from '../../engine/index/index-data.js';
 import { sharedIndexRoot } from '../helpers/shared-index.js';
 
@@ -77,4 +78,23 @@ t.test('the words of names romanised from Cyrillic are flagged, and reached in a
     const e = matcher.expand(query, false, DEFAULT_MATCH_OPTIONS).find((x) => x.tokenId === id);
     t.equal(e?.rule, 'transliteration', `${query} reaches ${listed} (${e?.rule} ${e?.similarity})`);
   }
+});
+
+t.test('a word a table romanised from an abjad script also reaches what its letters spell', async (t) => {
+  // The tables spell فضل Fadl; its letters (fdhl) read ض as z too: Fazl, Fazal.
+  const q = matcher.prepare('فضل رحيم', DEFAULT_MATCH_OPTIONS);
+  t.equal(q.side.texts[0], 'fadl');
+  for (const listed of ['fazl', 'fazal']) {
+    const id = matcher.tokenIdOf(listed);
+    t.ok(id !== undefined, `${listed} is a listed word`);
+    const e = q.expansions[0]!.find((x) => x.tokenId === id);
+    t.equal(e?.rule, 'transliteration', `fadl (فضل) reaches ${listed} (${e?.rule} ${e?.similarity})`);
+  }
+  t.equal(q.side.weights[0], matcher.weightOf(matcher.tokenIdOf('fadl')!), 'weighed as the table spelling');
+  // compare reads both forms too, so an analyst sees what a screen finds.
+  const screener = new Screener(index);
+  const c = screener.compare('فضل رحيم', 'Fazal RAHIM', {}, 'person');
+  t.ok(c.isMatch, `فضل رحيم / Fazal RAHIM: ${c.score}`);
+  const found = screener.screen({ name: 'فضل رحيم', entityType: 'person' }, withDefaults({}));
+  t.ok(found.matches.some((m) => m.name.toLowerCase() === 'fazal rahim'), 'and a screen finds the listed Fazal Rahim');
 });
