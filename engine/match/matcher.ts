@@ -66,6 +66,8 @@ export interface PreparedQuery {
   readonly opts: MatchOptions;
   /** per query token: its letter-by-letter romanisation, when a table romanised it (normalize.ts `letters`) */
   readonly letters: readonly (string | undefined)[] | undefined;
+  /** per query token (and its letters, at n + i): its profile, made on first direct comparison */
+  readonly profiles: (TokenProfile | undefined)[];
   /** (candidate token id * 32 + query token) -> similarity, for this query only */
   readonly memo: Map<number, TokenMatch>;
 }
@@ -250,11 +252,14 @@ export class Matcher {
   /** A query token against a dictionary token, directly: the better of its text and its letters. */
   private compareQueryToken(query: PreparedQuery, i: number, tokenId: number): TokenMatch {
     const text = query.side.texts[i]!;
-    const { opts } = query;
-    const m = this.compare(tokenProfile(text, this.tables), query.side.abjad[i]!, this.nameOrigin(this.tokenIdOf(text)), query.frequency[i]!, tokenId, opts);
+    const { opts, profiles } = query;
+    const n = query.side.texts.length;
+    const qp = (profiles[i] ??= tokenProfile(text, this.tables));
+    const m = this.compare(qp, query.side.abjad[i]!, this.nameOrigin(this.tokenIdOf(text)), query.frequency[i]!, tokenId, opts);
     const spelt = query.letters?.[i];
     if (spelt === undefined || opts.exactMatch) return m;
-    const byLetters = this.compare(tokenProfile(spelt, this.tables), true, 0, query.frequency[i]!, tokenId, opts);
+    const lp = (profiles[n + i] ??= tokenProfile(spelt, this.tables));
+    const byLetters = this.compare(lp, true, 0, query.frequency[i]!, tokenId, opts);
     return byLetters.similarity > m.similarity ? byLetters : m;
   }
 
@@ -432,7 +437,7 @@ export class Matcher {
     }
     let totalWeight = 0;
     for (const w of weights) totalWeight += w;
-    return { side: { texts, weights, abjad, known, ...(compound ? { compound } : {}) }, truncated, totalWeight, frequency, expansions, opts, letters, memo };
+    return { side: { texts, weights, abjad, known, ...(compound ? { compound } : {}) }, truncated, totalWeight, frequency, expansions, opts, letters, profiles: [], memo };
   }
 
   /**

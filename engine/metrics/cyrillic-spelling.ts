@@ -23,6 +23,8 @@
  * (index-data.ts TOKEN_CYRILLIC_NAME): elsewhere y and i, or g and h, may tell two names apart.
  */
 
+import { memoByString } from '../memo.js';
+
 /** Letter runs read as one class, longest first; `$` marks a run that counts only at the word's end. */
 const RUNS: readonly (readonly [string, readonly string[]])[] = [
   ['schtsch', ['X']],
@@ -91,17 +93,46 @@ function isConsonantClass(cls: string | undefined): boolean {
   return cls !== undefined && !VOWEL_CLASSES.has(cls);
 }
 
+interface Run {
+  readonly letters: string;
+  /** counts only at the word's end */
+  readonly final: boolean;
+  readonly classes: readonly string[];
+}
+
+/** The runs by their first letter, longest first: a word is read with a lookup or two per letter. */
+const RUNS_BY_FIRST: ReadonlyMap<string, readonly Run[]> = (() => {
+  const out = new Map<string, Run[]>();
+  for (const [r, classes] of RUNS) {
+    const final = r.endsWith('$');
+    const letters = final ? r.slice(0, -1) : r;
+    const list = out.get(letters[0]!) ?? [];
+    list.push({ letters, final, classes });
+    out.set(letters[0]!, list);
+  }
+  return out;
+})();
+
+function runAt(token: string, i: number): Run | undefined {
+  for (const run of RUNS_BY_FIRST.get(token[i]!) ?? []) {
+    if (run.final ? token.length - i === run.letters.length && token.endsWith(run.letters) : token.startsWith(run.letters, i)) return run;
+  }
+  return undefined;
+}
+
 /**
  * The Cyrillic letters (in classes) the Latin token can stand for; undefined when it holds a letter
- * outside a-z. Computed once per token by its profile (token-similarity.ts `TokenProfile`).
+ * outside a-z. Kept per token (memo.ts): a query word's profile and its retrieval key both read it.
  */
-export function cyrillicSpelling(token: string): string | undefined {
+export const cyrillicSpelling: (token: string) => string | undefined = memoByString(readCyrillic, 65_536);
+
+function readCyrillic(token: string): string | undefined {
   const raw: string[] = [];
   for (let i = 0; i < token.length; ) {
-    const run = RUNS.find(([r]) => (r.endsWith('$') ? token.length - i === r.length - 1 && token.startsWith(r.slice(0, -1), i) : token.startsWith(r, i)));
+    const run = runAt(token, i);
     if (run !== undefined) {
-      raw.push(...run[1]);
-      i += run[0].endsWith('$') ? run[0].length - 1 : run[0].length;
+      raw.push(...run.classes);
+      i += run.letters.length;
       continue;
     }
     const ch = token[i]!;
