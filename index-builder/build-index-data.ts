@@ -16,11 +16,8 @@ import {
   TOKEN_ABJAD,
   TOKEN_JOINED,
   TOKEN_REAL,
-  TOKEN_ABJAD_NAME,
-  romanisedFromAbjad,
-  romanisedFromCyrillic,
-  TOKEN_CYRILLIC_NAME,
   TOKEN_SYMBOL,
+  nameOriginOf,
   type IndexData,
 } from '../engine/index/index-data.js';
 
@@ -92,7 +89,7 @@ export function buildIndexData(entities: readonly CanonicalEntity[], tables: Nam
     const seenNames = new Map<string, number>();
     const entityTokens = new Set<number>();
     const normalizedNames = entity.names.map((name) => normalizeName(name.full, tables));
-    const origin = (romanisedFromAbjad(normalizedNames) ? TOKEN_ABJAD_NAME : 0) | (romanisedFromCyrillic(entity, normalizedNames) ? TOKEN_CYRILLIC_NAME : 0);
+    const origin = nameOriginOf(entity, normalizedNames);
     entity.names.forEach((name, nameIndex) => {
       const normalized = normalizedNames[nameIndex]!;
       if (normalized.tokens.length === 0) {

@@ -72,6 +72,17 @@ export function romanisedFromCyrillic(
   );
 }
 
+/**
+ * The romanised-name flags (TOKEN_NAME_ORIGIN) the Latin words of an entity carry: what the index
+ * builder files and the drift check expects.
+ */
+export function nameOriginOf(
+  entity: Parameters<typeof romanisedFromCyrillic>[0],
+  normalized: readonly { readonly tokens: readonly string[]; readonly abjad: readonly boolean[] }[],
+): number {
+  return (romanisedFromAbjad(normalized) ? TOKEN_ABJAD_NAME : 0) | (romanisedFromCyrillic(entity, normalized) ? TOKEN_CYRILLIC_NAME : 0);
+}
+
 export const ENTITY_DECEASED = 1;
 
 /** Codes stored in the per-entity byte arrays. */

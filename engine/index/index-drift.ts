@@ -7,11 +7,17 @@
  * another, or never reach words through the new keys, and miss matches without a sign; the service
  * and the benches check before they use one.
  */
-import { nameTokens, romanisedFromAbjad, romanisedFromCyrillic, TOKEN_ABJAD, TOKEN_ABJAD_NAME, TOKEN_CYRILLIC_NAME, TOKEN_REAL } from './index-data.js';
+import { nameOriginOf, nameTokens, TOKEN_ABJAD, TOKEN_ABJAD_NAME, TOKEN_CYRILLIC_NAME, TOKEN_REAL } from './index-data.js';
 import type { OpenIndex } from './open-index.js';
 import { indexOfSorted, lookup, type HashMultimap } from './hash-multimap.js';
 import { normalizeName } from '../text/normalize.js';
 import { indexedTokenKeys, type IndexedTokenKeys } from '../text/token-keys.js';
+
+/** Each romanised-name flag and the script it names in a drift report. */
+const ORIGIN_SCRIPTS: readonly (readonly [number, string])[] = [
+  [TOKEN_ABJAD_NAME, 'abjad'],
+  [TOKEN_CYRILLIC_NAME, 'Cyrillic'],
+];
 
 export interface NormaliserDrift {
   readonly sampled: number;
@@ -46,10 +52,8 @@ export function normaliserDrift(index: OpenIndex, sample = 2000): NormaliserDrif
       mismatched++;
       if (examples.length < 5) examples.push(`${raw}: indexed "${stored}", now "${now}"`);
     } else {
-      const missing = [
-        romanisedFromAbjad(normalized) && !ids.every((id) => flagged(id, TOKEN_ABJAD_NAME)) ? 'abjad' : '',
-        romanisedFromCyrillic(entity, normalized) && !ids.every((id) => flagged(id, TOKEN_CYRILLIC_NAME)) ? 'Cyrillic' : '',
-      ].filter(Boolean);
+      const origin = nameOriginOf(entity, normalized);
+      const missing = ORIGIN_SCRIPTS.filter(([flag]) => (origin & flag) !== 0 && !ids.every((id) => flagged(id, flag))).map(([, script]) => script);
       if (missing.length > 0) {
         mismatched++;
         if (examples.length < 5) examples.push(`${raw}: indexed without the romanised-name flag (${missing.join(', ')})`);
