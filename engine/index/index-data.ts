@@ -23,8 +23,8 @@ export const TOKEN_SYMBOL = 4;
 export const TOKEN_REAL = 8;
 /**
  * A Latin token of an entity whose names were romanised from an abjad script (Arabic, Persian, Urdu,
- * Hebrew): one of its names is written in that script, or carries a word of the Arabic naming
- * system (`romanisedFromAbjad`). Other romanisers write the vowels of such a token otherwise
+ * Hebrew): one of its names is written in that script or carries a word of the Arabic naming
+ * system, or the entity is of a country that writes names in such a script (`romanisedFromAbjad`). Other romanisers write the vowels of such a token otherwise
  * (engine/metrics/vowel-spelling.ts).
  */
 export const TOKEN_ABJAD_NAME = 16;
@@ -46,9 +46,27 @@ export const TOKEN_NAME_ORIGIN = TOKEN_ABJAD_NAME | TOKEN_CYRILLIC_NAME;
  */
 export const ARABIC_NAME_WORDS: ReadonlySet<string> = new Set(['al', 'abu', 'bin', 'bint', 'ibn', 'ould', 'abdul', 'allah', 'uddin']);
 
-/** Whether an entity's names, normalised, were romanised from an abjad script (TOKEN_ABJAD_NAME). */
-export function romanisedFromAbjad(names: readonly { readonly tokens: readonly string[]; readonly abjad: readonly boolean[] }[]): boolean {
-  return names.some((n) => n.abjad.some(Boolean) || n.tokens.some((t) => ARABIC_NAME_WORDS.has(t)));
+/**
+ * Countries whose people's names are written in an abjad script (Arabic, Persian, Urdu): the Arab
+ * League's members, Iran, Afghanistan and Pakistan. Somalia, Djibouti and the Comoros write
+ * Latin or their own letters today, but their names are Arabic ones the lists romanise as
+ * variously (Aweys / Uways). Israel is left out: its lists' names are Hebrew and European ones
+ * alike, whose vowels tell names apart.
+ */
+export const ABJAD_NAME_COUNTRIES: ReadonlySet<string> = new Set([
+  'AE', 'BH', 'DZ', 'EG', 'IQ', 'JO', 'KW', 'LB', 'LY', 'MA', 'MR', 'OM', 'PS', 'QA', 'SA', 'SD', 'SY', 'TN', 'YE',
+  'SO', 'DJ', 'KM', 'IR', 'AF', 'PK',
+]);
+
+/** Whether an entity's names were romanised from an abjad script (TOKEN_ABJAD_NAME). */
+export function romanisedFromAbjad(
+  entity: { readonly countries: readonly { readonly code: string }[] },
+  normalized: readonly { readonly tokens: readonly string[]; readonly abjad: readonly boolean[] }[],
+): boolean {
+  return (
+    normalized.some((n) => n.abjad.some(Boolean) || n.tokens.some((t) => ARABIC_NAME_WORDS.has(t))) ||
+    entity.countries.some((c) => ABJAD_NAME_COUNTRIES.has(c.code))
+  );
 }
 
 /**
@@ -80,7 +98,7 @@ export function nameOriginOf(
   entity: Parameters<typeof romanisedFromCyrillic>[0],
   normalized: readonly { readonly tokens: readonly string[]; readonly abjad: readonly boolean[] }[],
 ): number {
-  return (romanisedFromAbjad(normalized) ? TOKEN_ABJAD_NAME : 0) | (romanisedFromCyrillic(entity, normalized) ? TOKEN_CYRILLIC_NAME : 0);
+  return (romanisedFromAbjad(entity, normalized) ? TOKEN_ABJAD_NAME : 0) | (romanisedFromCyrillic(entity, normalized) ? TOKEN_CYRILLIC_NAME : 0);
 }
 
 export const ENTITY_DECEASED = 1;

@@ -80,15 +80,33 @@ export const consonantSkeleton: (token: string) => string = memoByString((token)
  * by letter, زاهد is "zhd" (z, h, d: Zahid) and مظهر is "mdhhr" (m, dh, h, r: Mazhar), while the
  * Latin "mazhar" reads z, h too. And th and dh have a second sound (SOFT_DIGRAPHS). The first
  * reading pairs the digraphs, the second never pairs a consonant with a following h, the third
- * gives th and dh their second sound; a token without such letters has one reading.
+ * gives th and dh their second sound; a Dutch-era ch has its own (`dutchRewrites`); a token without
+ * such letters has one reading.
  */
 export const consonantSkeletons: (token: string) => readonly string[] = memoByString((token) => {
   const readings = [consonantSkeleton(token)];
-  for (const other of [skeletonOf(token, DIGRAPH_BY_CODES, true), skeletonOf(token, SOFT_DIGRAPH_BY_CODES, false)]) {
+  const others = [skeletonOf(token, DIGRAPH_BY_CODES, true), skeletonOf(token, SOFT_DIGRAPH_BY_CODES, false)];
+  for (const rewrite of dutchRewrites(token)) others.push(skeletonOf(rewrite, DIGRAPH_BY_CODES, false));
+  for (const other of others) {
     if (!readings.includes(other)) readings.push(other);
   }
   return readings;
 }, 65_536);
+
+/** A vowel and the ch after it, as the Dutch-era spelling writes ح and خ. */
+const DUTCH_CH = /[aeiou]ch/;
+const EVERY_DUTCH_CH = new RegExp(DUTCH_CH.source, 'g');
+
+/**
+ * Indonesia and Malaysia spelt Arabic names the Dutch way (Ejaan van Ophuijsen), and many still
+ * do: ch for ح and خ, and the vowel before it as Javanese says it (Mochammad / Muhammad, Rochim /
+ * Rahim, Ichwan / Ikhwan). The token rewritten as the two letters it may stand for, each vowel +
+ * ch as e + h and as e + kh (e: any vowel, vowel-spelling.ts); none when it has no vowel + ch.
+ */
+export function dutchRewrites(token: string): readonly string[] {
+  if (!DUTCH_CH.test(token)) return [];
+  return [token.replace(EVERY_DUTCH_CH, 'eh'), token.replace(EVERY_DUTCH_CH, 'ekh')];
+}
 
 /** A skeleton the two tokens share in some reading, the longest; undefined when none. */
 export function sharedSkeleton(a: string, b: string): string | undefined {

@@ -12,10 +12,13 @@
  * v and w are one letter, و, where they stand before a vowel), doubled letters count once, and a
  * final h after a vowel (ta marbuta: Baynah / Bayna) is dropped.
  *
+ * A word with a Dutch-era ch (Mochammad, Rochim / Rahim: consonant-skeleton.ts `dutchRewrites`) has
+ * more readings, `dutchSpellings`.
+ *
  * Used by the token rules only where a listed entity writes the name in an abjad script too
  * (index-data.ts TOKEN_ABJAD_NAME): a European name's vowels tell names apart (Maria / Mario).
  */
-import { DIGRAPHS, SINGLE } from './consonant-skeleton.js';
+import { DIGRAPHS, dutchRewrites, SINGLE } from './consonant-skeleton.js';
 
 /** The skeleton's consonant classes, but v is its own (و before a vowel, with w) and x one sound. */
 const CONSONANTS: ReadonlyMap<string, string> = new Map([...SINGLE, ['v', 'V'], ['x', 'X']]);
@@ -69,6 +72,20 @@ export function vowelSpelling(token: string): string | undefined {
   }
   if (out.length > 2 && out[out.length - 1] === 'H' && !isConsonant(out[out.length - 2]!)) out.pop();
   return out.join('');
+}
+
+/**
+ * The token's readings as a Dutch-era spelling of an Arabic name (consonant-skeleton.ts
+ * `dutchRewrites`); empty for most tokens. Kept by the token's profile (token-similarity.ts
+ * `TokenProfile`).
+ */
+export function dutchSpellings(token: string): readonly string[] {
+  const out: string[] = [];
+  for (const rewrite of dutchRewrites(token)) {
+    const reading = vowelSpelling(rewrite);
+    if (reading !== undefined && !out.includes(reading)) out.push(reading);
+  }
+  return out;
 }
 
 const CONSONANT_CLASSES = new Set([...DIGRAPHS.values(), ...CONSONANTS.values(), 'V', 'Y']);

@@ -1,6 +1,6 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { consonantSkeleton, consonantSkeletons, sharedSkeleton, vowelSkeleton } from '../../engine/metrics/consonant-skeleton.js';
+import { consonantSkeleton, consonantSkeletons, dutchRewrites, sharedSkeleton, vowelSkeleton } from '../../engine/metrics/consonant-skeleton.js';
 
 const CLASSES = /^[BDFGHJKLMNRSTZ]*$/;
 const token = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'), maxLength: 20 });
@@ -33,6 +33,13 @@ t.test('th and dh have a second reading: s and d', async (t) => {
   t.equal(sharedSkeleton('dhhr', 'zahir'), 'ZHR', 'and still Zahir');
   t.same(consonantSkeletons('sana'), ['SN'], 'a token without th or dh has one reading');
   t.equal(sharedSkeleton('tabit', 'sabit'), undefined, 'a plain t is never s');
+});
+
+t.test('a Dutch-era ch after a vowel has the readings h and kh', async (t) => {
+  t.equal(sharedSkeleton('rochim', 'rahim'), 'RHM', 'Rochim / Rahim: ح');
+  t.ok(consonantSkeletons('mochtar').includes(consonantSkeleton('mukhtar')), 'Mochtar / Mukhtar: خ');
+  t.equal(consonantSkeleton('rochim'), 'RSM', 'its first reading stays the French ch (ش)');
+  t.same(dutchRewrites('schmidt'), [], 'not a ch after a consonant');
 });
 
 t.test('emits only upper-case class letters, never vowels, never the same letter twice in a row', async (t) => {

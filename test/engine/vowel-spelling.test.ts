@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import fc from 'fast-check';
-import { MIN_ANY_VOWEL_SOUNDS, sameVowelSpelling, vowelSpelling } from '../../engine/metrics/vowel-spelling.js';
+import { dutchSpellings, MIN_ANY_VOWEL_SOUNDS, sameSounds, sameVowelSpelling, vowelSpelling } from '../../engine/metrics/vowel-spelling.js';
 
 const letters = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz'), minLength: 1, maxLength: 14 });
 
@@ -63,4 +63,22 @@ t.test('e stands for another vowel only in words of MIN_ANY_VOWEL_SOUNDS sounds'
   t.ok(vowelSpelling('reza')!.length < MIN_ANY_VOWEL_SOUNDS);
   t.notOk(sameVowelSpelling('reza', 'raza'), 'left to the one-vowel rule of known names');
   t.ok(sameVowelSpelling('kasem', 'kasim'));
+});
+
+t.test('a Dutch-era ch reads as h or kh, the vowel before it as any vowel', async (t) => {
+  const dutch = (a: string, b: string): boolean => dutchSpellings(a).some((d) => sameSounds(d, vowelSpelling(b)));
+  for (const [a, b] of <[string, string][]>[
+    ['rochim', 'rahim'], // ح
+    ['rochman', 'rahman'],
+    ['mochammad', 'muhammad'],
+    ['mochtar', 'mukhtar'], // خ
+    ['ichwan', 'ikhwan'],
+  ]) {
+    t.ok(dutch(a, b), `${a} / ${b}: ${dutchSpellings(a)} ${vowelSpelling(b)}`);
+    t.notOk(sameVowelSpelling(a, b), `${a} / ${b} only in the Dutch reading`);
+  }
+  t.same(dutchSpellings('rahim'), [], 'a word without vowel + ch has no other reading');
+  t.same(dutchSpellings('schmidt'), [], 'nor one whose ch follows a consonant');
+  t.ok(sameVowelSpelling('achour', 'ashour'), 'the French ch (ش) keeps its reading');
+  t.notOk(dutch('rochim', 'rahman'), 'the rest of the word still counts');
 });
