@@ -133,6 +133,15 @@ const ASSIMILATED_ABDUL: Record<string, string[]> = {
 };
 
 /**
+ * The Arabic article inside a name, as Urdu and Persian names write it, assimilated to the next
+ * letter (Zia-ur-Rahman, Inam-ul-Haq, Shams-us-Salam), shortened (Shams-u-Rahman) or with the
+ * vowel of French spellings (El Hadj): one word with "al". Not "as", "at" and "an", which are words of organisation names.
+ */
+const ARTICLE: Record<string, string[]> = {
+  al: ['el', 'u', 'ul', 'ur', 'us', 'ush', 'ud', 'uz', 'un', 'ut', 'ar', 'ash', 'az', 'ad'],
+};
+
+/**
  * The endings "Allah" and "al-Din" apart, however the article is spelt ("Rahmat ullah", "Badr
  * al-Din", "Bashir-ud-Din", "Nour Eddine"): one canonical word each, the one normalize.ts splits
  * off the same names written as one word (Rahmatullah, Badreddine).
@@ -284,6 +293,7 @@ export async function buildNameTables(namesDir: string, evalDir: string, knowled
   addSynonyms(symbols['org_domains'], false);
   addSynonyms(symbols['person_symbols'], false, NAME_PARTICLES);
   addSynonyms(ASSIMILATED_ABDUL, false);
+  addSynonyms(ARTICLE, false);
   addSynonyms(THEOPHORIC, false);
   // A particle written in Arabic script comes with the article split off its next word
   // (عبد الرحمن -> abdul al rahman): where "abd al" contracts to "abdul", "abdul al" does too.

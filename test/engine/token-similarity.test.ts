@@ -82,6 +82,9 @@ t.test('synonyms are equal, even with exactMatch', async (t) => {
     ['co', 'company'],
     ['bin', 'ibn'],
     ['bank', 'banque'],
+    ['ur', 'al'], // the article, assimilated: Zia-ur-Rahman / Zia al-Rahman
+    ['ul', 'el'],
+    ['u', 'al'], // Shams-u-Rahman
   ] as const) {
     for (const o of [DEFAULT, NO_NAMES, EXACT_ONLY]) {
       t.same(cmp(a, b, o), { similarity: TOKEN_RULES.synonym, rule: 'synonym' }, `${a} / ${b}`);
