@@ -5,7 +5,7 @@
  * here, with its frozen value, so a factor can always say which rule produced it.
  */
 import { jaroWinkler } from '../metrics/jaro-winkler.js';
-import { consonantSkeleton, sharedSkeleton, vowelSkeleton } from '../metrics/consonant-skeleton.js';
+import { consonantSkeleton, sharedSkeleton, vowelSkeletons } from '../metrics/consonant-skeleton.js';
 import { tokenPhoneticCodes } from '../text/token-keys.js';
 import { MAX_SYLLABLE, isRomanisedSyllable, romanizationVariants } from '../text/romanization.js';
 import type { Gender, NameTables } from '../text/name-tables.js';
@@ -151,16 +151,20 @@ function sameOnset(a: string, b: string): boolean {
  * of a short word may add short vowels inside it but no other vowel: گل (gl) is Gul or Gol,
  * عابد (bd) is Abid (an initial alif or ayn is unwritten too), یار (yr) is Yar; الدوري (dwry) is
  * Duri but not Dari, and گل is not Guli (a final vowel would be written). Compared on the
- * vowel skeletons (long vowels kept, a dropped), with at least two symbols on each side.
+ * vowel skeletons (long vowels kept, a dropped) in every reading of the consonants, with at least
+ * two symbols on each side.
  */
 function shortVowelsOnly(a: string, b: string): boolean {
-  const va = vowelSkeleton(a);
-  const vb = vowelSkeleton(b);
-  if (va.length < 2 || vb.length < 2) return false;
-  if (va === vb) return true;
   // The letter-by-letter romanisation is the token with fewer vowel letters; the other may add.
   const fewer = vowelLetters(a) - vowelLetters(b);
-  return fewer < 0 ? addsInnerVowels(va, vb) : fewer > 0 ? addsInnerVowels(vb, va) : false;
+  for (const va of vowelSkeletons(a)) {
+    if (va.length < 2) continue;
+    for (const vb of vowelSkeletons(b)) {
+      if (vb.length < 2) continue;
+      if (va === vb || (fewer < 0 ? addsInnerVowels(va, vb) : fewer > 0 && addsInnerVowels(vb, va))) return true;
+    }
+  }
+  return false;
 }
 
 function vowelLetters(token: string): number {

@@ -153,14 +153,33 @@ function skeletonOf(token: string, digraphs: ReadonlyMap<number, string>, splitH
  * The skeleton with the long vowels kept: u, o, w (و) as U; i, e, y (ي) as I; a dropped (short a is
  * unwritten, alif often too). Two-consonant skeletons are shared by too many names to pair on
  * their own; with the long vowels, الدوري (dwry) and Duri still agree (D U R I) where Dari does not.
+ * The letters on either side of a dropped a stay apart: Taha is T H, not the digraph th.
  */
 export function vowelSkeleton(token: string): string {
-  const marked = token.replace(/ou|oo|[ouw]/g, 'U').replace(/ee|ie|[iey]/g, 'I').replace(/a/g, '');
-  let out = '';
-  for (const part of marked.split(/([UI])/)) {
-    if (!part) continue;
-    const next = part === 'U' || part === 'I' ? part : consonantSkeleton(part);
-    if (!out.endsWith(next)) out += next;
+  return vowelSkeletonBy(token, consonantSkeleton);
+}
+
+/**
+ * vowelSkeleton in every reading of the consonants (`consonantSkeletons`): ثناء (thn) is Sana with
+ * th read s, طه (th) is Taha with t and h two letters.
+ */
+export const vowelSkeletons: (token: string) => readonly string[] = memoByString((token) => {
+  const out = [vowelSkeleton(token)];
+  for (const reading of [(part: string) => skeletonOf(part, DIGRAPH_BY_CODES, true), (part: string) => skeletonOf(part, SOFT_DIGRAPH_BY_CODES, false)]) {
+    const other = vowelSkeletonBy(token, reading);
+    if (!out.includes(other)) out.push(other);
   }
   return out;
+}, 65_536);
+
+function vowelSkeletonBy(token: string, skeleton: (part: string) => string): string {
+  const marked = token.replace(/ou|oo|[ouw]/g, 'U').replace(/ee|ie|[iey]/g, 'I');
+  let out = '';
+  for (const part of marked.split(/([UI]|a)/)) {
+    if (!part || part === 'a') continue;
+    const next = part === 'U' || part === 'I' ? part : skeleton(part);
+    if (next && !out.endsWith(next)) out += next;
+  }
+  // A final h after a vowel (ta marbuta, "-ah") is dropped, as in the consonant skeleton.
+  return out.length > 2 && out.endsWith('H') && token.endsWith('h') ? out.slice(0, -1) : out;
 }

@@ -1,6 +1,6 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { consonantSkeleton, consonantSkeletons, dutchRewrites, sharedSkeleton, vowelSkeleton } from '../../engine/metrics/consonant-skeleton.js';
+import { consonantSkeleton, consonantSkeletons, dutchRewrites, sharedSkeleton, vowelSkeleton, vowelSkeletons } from '../../engine/metrics/consonant-skeleton.js';
 
 const CLASSES = /^[BDFGHJKLMNRSTZ]*$/;
 const token = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'), maxLength: 20 });
@@ -94,4 +94,9 @@ t.test('vowelSkeleton keeps the long vowels a two-consonant skeleton needs', asy
   t.not(vowelSkeleton('dwry'), vowelSkeleton('dari'), 'Dari has no long u');
   t.equal(vowelSkeleton('mhmwd'), vowelSkeleton('mahmud'), 'محمود / Mahmud');
   t.equal(vowelSkeleton('sdm'), consonantSkeleton('saddam'), 'no long vowel: the consonant skeleton');
+  t.equal(vowelSkeleton('taha'), 'TH', 'the letters either side of a dropped a stay apart (not the digraph th)');
+  t.equal(vowelSkeleton('sarah'), vowelSkeleton('sara'), 'a final h after a vowel is dropped');
+  t.ok(vowelSkeletons('th').includes('TH'), 'طه: t and h as two letters');
+  t.ok(vowelSkeletons('thn').includes(vowelSkeleton('sana')), 'ثناء: th read s');
+  t.same(vowelSkeletons('gl'), ['GL'], 'one reading for a word without h');
 });

@@ -274,6 +274,11 @@ t.test('abjad: a short word pairs with a romanisation that adds only short vowel
   t.equal(cmp('gl', 'guli', DEFAULT, true).similarity, 0, 'گل / Guli: a final vowel would be written');
   t.equal(cmp('dwry', 'dr', DEFAULT, true).similarity, 0, 'a written long vowel must be in the romanisation');
   t.equal(cmp('gl', 'gul', DEFAULT, false).similarity, 0, 'two Latin spellings: no abjad rule');
+  // In every reading of the consonants: t and h two letters, th read s.
+  t.equal(cmp('th', 'taha', DEFAULT, true).rule, 'transliteration', 'طه / Taha');
+  t.equal(cmp('thn', 'sana', DEFAULT, true).rule, 'transliteration', 'ثناء / Sana');
+  t.equal(cmp('wthyq', 'wassiq', DEFAULT, true).rule, 'transliteration', 'وثيق / Wassiq');
+  t.equal(cmp('th', 'tahi', DEFAULT, true).similarity, 0, 'طه / Tahi: a final vowel would be written');
 });
 
 t.test('abjad: a consonant before h reads as one consonant or as two', async (t) => {
