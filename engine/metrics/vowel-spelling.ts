@@ -9,7 +9,8 @@
  * classes: o, u, oo, ou and w are one sound (و), i, ee and y before a consonant another (ي), a a
  * third, and e, which romanisers use for any short vowel (Mohsen / Muhsin, Qasem / Qasim, Yousef /
  * Yusuf), stands for any of them. Consonants are the skeleton's classes (q / k / c, dh / z, ...;
- * v and w are one letter, و, where they stand before a vowel), doubled letters count once, and a
+ * v and w are one letter, و, where they stand before a vowel), doubled letters count once (a doubled
+ * w or y too: Seyyed / Syed), and a
  * final h after a vowel (ta marbuta: Baynah / Bayna) is dropped.
  *
  * A word with a Dutch-era ch (Mochammad, Rochim / Rahim: consonant-skeleton.ts `dutchRewrites`) has
@@ -60,6 +61,8 @@ export function vowelSpelling(token: string): string | undefined {
     i++;
     const vowel = VOWELS.get(ch);
     if (vowel !== undefined) push(vowel);
+    // A doubled w or y is one letter doubled (shadda: Sayyid, Seyyed, Quwwat), read as the second.
+    else if ((ch === 'w' || ch === 'y') && next === ch) continue;
     else if (ch === 'w') push(isVowelLetter(next) ? 'V' : 'U');
     else if (ch === 'y') push(isVowelLetter(next) ? 'Y' : 'I');
     // French c before e, i, y sounds s, as in the skeleton (Lounici).

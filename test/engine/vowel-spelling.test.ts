@@ -23,6 +23,8 @@ t.test('spellings of one name that romanisers write with other vowels agree', as
     ['javad', 'jawad'], // و before a vowel, v or w
     ['bakr', 'baqer'], // an e between two consonants
     ['fadl', 'fadel'],
+    ['syed', 'seyyed'], // a doubled y (shadda) is one y
+    ['quwat', 'quwwat'],
   ];
   for (const [a, b] of pairs) t.ok(sameVowelSpelling(a, b), `${a} / ${b}: ${vowelSpelling(a)} ${vowelSpelling(b)}`);
 });
