@@ -9,8 +9,11 @@
  *   base  = sum over pairs of s * (w_q + w_c)
  *           / (sum over pairs of (w_q + w_c) + unmatchedCost * (weight of every unpaired token))
  *
- * An unpaired token (a middle name one side omits) costs half of what a paired one brings, on
- * either side.
+ * An unpaired token (a middle name one side omits) costs about a third of what a paired one
+ * brings, on either side; less (middleCost) for the listed name's words between its first and last
+ * when the query meets both ends ("Khalid Al-Fawwaz" / "Khalid Abd al-Rahman Hamd Al-Fawaz": a
+ * nasab or a second given name left out, as shorter forms do). Word order still does not matter:
+ * the ends are the listed name's, whose order is its own.
  *
  * Evidence: a name that matches imperfectly (a token unpaired, or paired by anything short of
  * equality) must rest on enough identity. The evidence E is the query weight of the pairs, each
@@ -31,6 +34,11 @@ import { sharedSkeleton } from '../metrics/consonant-skeleton.js';
 export const NAME_SCORE = Object.freeze({
   /** cost of an unpaired token, relative to its weight */
   unmatchedCost: 0.35,
+  /**
+   * cost of a listed name's unpaired word when its first and last words are paired, one of them
+   * equal: the middle words a shorter form leaves out
+   */
+  middleCost: 0.25,
   /** evidence (IDF units of query weight) a match with an unpaired token, every paired one equal, needs for full credit */
   partialEvidenceFull: 10.5,
   /** evidence a match with a token paired by likeness only needs for full credit (at most; see `inexactNeed`) */
@@ -304,6 +312,10 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
   let evidence = 0;
   let perfect = true;
   let paired = 0;
+  // Whether the listed name's first and last words are paired, and one of them equal.
+  let firstPaired = false;
+  let lastPaired = false;
+  let equalEnd = false;
   // Per query token, the pair that took it, and per pair (by its first query token) the evidence
   // it gave: what a broken compound takes back.
   const pairOf: (Pair | undefined)[] | undefined = q.compound ? new Array<Pair | undefined>(n) : undefined;
@@ -324,6 +336,11 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
       cw += c.weights[p.j + k]!;
       if (withFactors) cTexts.push(c.texts[p.j + k]!);
     }
+    const first = p.j === 0;
+    const last = p.j + p.cn === m;
+    firstPaired ||= first;
+    lastPaired ||= last;
+    if ((first || last) && p.s === 1) equalEnd = true;
     if (withFactors) taken.push({ p, weight: qw + cw, qw, qTexts, cTexts });
     paired++;
     pairedWeight += qw + cw;
@@ -345,8 +362,13 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
   }
   let unpairedWeight = 0;
   for (let i = 0; i < n; i++) if (!qUsed[i]) unpairedWeight += q.weights[i]!;
-  for (let j = 0; j < m; j++) if (!cUsed[j]) unpairedWeight += c.weights[j]!;
-  const denominator = pairedWeight + NAME_SCORE.unmatchedCost * unpairedWeight;
+  let unpairedCandidateWeight = 0;
+  for (let j = 0; j < m; j++) if (!cUsed[j]) unpairedCandidateWeight += c.weights[j]!;
+  // The listed name's words left unpaired all lie between its two ends, which the query meets.
+  const anchored = firstPaired && lastPaired && equalEnd;
+  const candidateCost = anchored ? NAME_SCORE.middleCost : NAME_SCORE.unmatchedCost;
+  const denominator = pairedWeight + NAME_SCORE.unmatchedCost * unpairedWeight + candidateCost * unpairedCandidateWeight;
+  unpairedWeight += unpairedCandidateWeight;
   if (denominator === 0 || paired === 0) {
     if (!withFactors) return { score: 0, factors: [], matchedQueryWeight: 0 };
     const factors: NameFactor[] = [];

@@ -461,6 +461,7 @@ export class Matcher {
     const touchedList = this.touched;
     const target = opts.exactMatch ? 1 : opts.threshold - MAX_FACT_BONUS;
     const l = NAME_SCORE.unmatchedCost;
+    const lm = Math.min(l, NAME_SCORE.middleCost);
     const texts = query.side.texts;
     const weights = query.side.weights;
 
@@ -571,12 +572,12 @@ export class Matcher {
       const nameId = touchedList[k]!;
       const a = sf[(nameId << 2) + 2]! + skipA;
       // Best score this name could reach (align.ts), each query token found pairing with the name
-      // token that found it: score <= (a + y) / ((1 - l)(a + y) + l(q + c)), a and y the query
-      // and name weights paired. (An alignment may pair a query token with another, heavier name
+      // token that found it: score <= (a + y) / (a + y + l(q - a) + lm(c - y)), a and y the query
+      // and name weights paired, the name's unpaired words at the lower middle cost. (An alignment may pair a query token with another, heavier name
       // token than the one that found it, so BOUND_SLACK keeps the bound on the safe side.)
       const c = this.nameWeight[nameId]!;
       const y = Math.min(c, sf[(nameId << 2) + 3]! + skipY);
-      const bound = (a + y) / ((1 - l) * (a + y) + l * (q + c)) + BOUND_SLACK;
+      const bound = (a + y) / (a + y + l * Math.max(0, q - a) + lm * Math.max(0, c - y)) + BOUND_SLACK;
       if (bound < target) continue;
       const entityIdx = entityOf[nameId]!;
       if (!accept(entityIdx)) continue;

@@ -252,6 +252,25 @@ t.test('a shorter form of a listed name, every word equal, needs less evidence t
   t.ok(weak(align(side(['maria', 'garcia'], [3, 3]), listed, oracle)), 'two common words (6 units) are not enough');
 });
 
+t.test('a listed name\'s words between the ends the query meets cost less (middleCost)', async (t) => {
+  const oracle = new Oracle();
+  oracle.set('fawwaz', 'fawaz', { similarity: 0.9, rule: 'fuzzy' });
+  oracle.set('kahlid', 'khalid', { similarity: 0.9, rule: 'fuzzy' });
+  t.ok(NAME_SCORE.middleCost < NAME_SCORE.unmatchedCost);
+  const listed = side(['khalid', 'abdul', 'rahman', 'hamd', 'al', 'fawaz'], [8, 3, 5, 9, 1, 11]);
+  const expected = (paired: number, agreement: number, cost: number): number => agreement / (paired + cost * (3 + 5 + 9));
+  // Khalid Al-Fawwaz: first and last met, Khalid equal: the name's middle words (abdul rahman hamd) at middleCost.
+  const middle = align(side(['khalid', 'al', 'fawwaz'], [8, 1, 11]), listed, oracle);
+  t.ok(Math.abs(middle.score - expected(40, 16 + 2 + 0.9 * 22, NAME_SCORE.middleCost)) < 1e-9, `${middle.score}`);
+  t.equal(align(side(['fawwaz', 'al', 'khalid'], [11, 1, 8]), listed, oracle).score, middle.score, 'in any order');
+  // Khalid Hamd: the listed name's last word is left out too, not only its middle.
+  const open = align(side(['khalid', 'hamd'], [8, 9]), listed, oracle);
+  t.ok(Math.abs(open.score - (16 + 18) / (34 + NAME_SCORE.unmatchedCost * (3 + 5 + 1 + 11))) < 1e-9, `${open.score}`);
+  // Neither end equal: a name that is only like the listed one's ends pays the full cost.
+  const likeOnly = align(side(['kahlid', 'al', 'fawwaz'], [8, 1, 11]), listed, oracle);
+  t.ok(Math.abs(likeOnly.score - expected(40, 0.9 * 16 + 2 + 0.9 * 22, NAME_SCORE.unmatchedCost)) < 1e-9, `${likeOnly.score}`);
+});
+
 t.test('a hyphenated given name is met whole or counts as half its evidence', async (t) => {
   const oracle = new Oracle();
   // Weights of Chinese syllables in the real index: each about as common as the others.
