@@ -142,6 +142,15 @@ const ARTICLE: Record<string, string[]> = {
 };
 
 /**
+ * Spellings of the kunya and nasab particles that rigour's groups lack: Abou and Abo (French and
+ * Persian spellings of Abu), Walad and Weld (the full and the Maghrebi form of Ould).
+ */
+const PARTICLE_SPELLINGS: Record<string, string[]> = {
+  abu: ['abou', 'abo'],
+  ould: ['walad', 'weld'],
+};
+
+/**
  * The endings "Allah" and "al-Din" apart, however the article is spelt ("Rahmat ullah", "Badr
  * al-Din", "Bashir-ud-Din", "Nour Eddine"): one canonical word each, the one normalize.ts splits
  * off the same names written as one word (Rahmatullah, Badreddine).
@@ -294,6 +303,7 @@ export async function buildNameTables(namesDir: string, evalDir: string, knowled
   addSynonyms(symbols['person_symbols'], false, NAME_PARTICLES);
   addSynonyms(ASSIMILATED_ABDUL, false);
   addSynonyms(ARTICLE, false);
+  addSynonyms(PARTICLE_SPELLINGS, false);
   addSynonyms(THEOPHORIC, false);
   // A particle written in Arabic script comes with the article split off its next word
   // (عبد الرحمن -> abdul al rahman): where "abd al" contracts to "abdul", "abdul al" does too.

@@ -345,7 +345,9 @@ export class Matcher {
       const m = this.compare(qp, abjad, qOrigin, frequency, id, opts);
       if (m.similarity > 0) out.push({ tokenId: id, similarity: m.similarity, rule: m.rule });
     }
-    out.sort((a, b) => b.similarity - a.similarity || a.tokenId - b.tokenId);
+    // The query token itself first among equals: its synonyms are as similar, and the first exact
+    // expansion is what the query token is weighed as (prepare).
+    out.sort((a, b) => b.similarity - a.similarity || Number(b.tokenId === exact) - Number(a.tokenId === exact) || a.tokenId - b.tokenId);
     // One past the limit marks the list as cut (see PreparedQuery.truncated).
     if (out.length > MAX_EXPANSIONS) out = out.slice(0, MAX_EXPANSIONS + 1);
     if (this.expansionCache.size >= EXPANSION_CACHE_LIMIT) this.expansionCache.clear();

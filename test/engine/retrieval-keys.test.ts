@@ -113,3 +113,13 @@ t.test('a word a table romanised from an abjad script also reaches what its lett
   const found = screener.screen({ name: 'فضل رحيم', entityType: 'person' }, withDefaults({}));
   t.ok(found.matches.some((m) => m.name.toLowerCase() === 'fazal rahim'), 'and a screen finds the listed Fazal Rahim');
 });
+
+t.test('a query word with synonyms weighs as itself, not as its rarest synonym', async (t) => {
+  // abu / abou / abo, bin / ibn / ben, al / ul / ur: equally similar, each with its own frequency.
+  for (const word of ['abu', 'bin', 'al', 'ul']) {
+    const id = matcher.tokenIdOf(word);
+    t.ok(id !== undefined, `${word} is a listed word`);
+    const q = matcher.prepare(`${word} karim`, DEFAULT_MATCH_OPTIONS);
+    t.equal(q.side.weights[0], matcher.weightOf(id!), `${word} weighs ${matcher.weightOf(id!)}`);
+  }
+});
