@@ -135,7 +135,8 @@ const ASSIMILATED_ABDUL: Record<string, string[]> = {
 /**
  * The Arabic article inside a name, as Urdu and Persian names write it, assimilated to the next
  * letter (Zia-ur-Rahman, Inam-ul-Haq, Shams-us-Salam), shortened (Shams-u-Rahman) or with the
- * vowel of French spellings (El Hadj): one word with "al". Not "as", "at" and "an", which are words of organisation names.
+ * vowel of French spellings (El Hadj): one word with "al". Not "as", "at" and "an", which are
+ * words of organisation names.
  */
 const ARTICLE: Record<string, string[]> = {
   al: ['el', 'u', 'ul', 'ur', 'us', 'ush', 'ud', 'uz', 'un', 'ut', 'ar', 'ash', 'az', 'ad'],

@@ -24,8 +24,8 @@ export const TOKEN_REAL = 8;
 /**
  * A Latin token of an entity whose names were romanised from an abjad script (Arabic, Persian, Urdu,
  * Hebrew): one of its names is written in that script or carries a word of the Arabic naming
- * system, or the entity is of a country that writes names in such a script (`romanisedFromAbjad`). Other romanisers write the vowels of such a token otherwise
- * (engine/metrics/vowel-spelling.ts).
+ * system, or the entity is of a country that writes names in such a script (`romanisedFromAbjad`).
+ * Other romanisers write the vowels of such a token otherwise (engine/metrics/vowel-spelling.ts).
  */
 export const TOKEN_ABJAD_NAME = 16;
 /**

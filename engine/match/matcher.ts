@@ -575,8 +575,9 @@ export class Matcher {
       const a = sf[(nameId << 2) + 2]! + skipA;
       // Best score this name could reach (align.ts), each query token found pairing with the name
       // token that found it: score <= (a + y) / (a + y + l(q - a) + lm(c - y)), a and y the query
-      // and name weights paired, the name's unpaired words at the lower middle cost. (An alignment may pair a query token with another, heavier name
-      // token than the one that found it, so BOUND_SLACK keeps the bound on the safe side.)
+      // and name weights paired, the name's unpaired words at the lower middle cost. (An alignment
+      // may pair a query token with another, heavier name token than the one that found it, so
+      // BOUND_SLACK keeps the bound on the safe side.)
       const c = this.nameWeight[nameId]!;
       const y = Math.min(c, sf[(nameId << 2) + 3]! + skipY);
       const bound = (a + y) / (a + y + l * Math.max(0, q - a) + lm * Math.max(0, c - y)) + BOUND_SLACK;

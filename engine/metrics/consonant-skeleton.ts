@@ -74,6 +74,12 @@ const Y = 0x79;
  */
 export const consonantSkeleton: (token: string) => string = memoByString((token) => skeletonOf(token, DIGRAPH_BY_CODES, false), 65_536);
 
+/** The readings after the first: a consonant never paired with a following h; th and dh as s and d. */
+const OTHER_READINGS: readonly ((token: string) => string)[] = [
+  (token) => skeletonOf(token, DIGRAPH_BY_CODES, true),
+  (token) => skeletonOf(token, SOFT_DIGRAPH_BY_CODES, false),
+];
+
 /**
  * Every reading of a token whose letters may be read more than one way. A consonant followed by
  * h may be one consonant written with two letters (kh, sh, th, dh, zh) or two consonants: letter
@@ -85,7 +91,7 @@ export const consonantSkeleton: (token: string) => string = memoByString((token)
  */
 export const consonantSkeletons: (token: string) => readonly string[] = memoByString((token) => {
   const readings = [consonantSkeleton(token)];
-  const others = [skeletonOf(token, DIGRAPH_BY_CODES, true), skeletonOf(token, SOFT_DIGRAPH_BY_CODES, false)];
+  const others = OTHER_READINGS.map((read) => read(token));
   for (const rewrite of dutchRewrites(token)) others.push(skeletonOf(rewrite, DIGRAPH_BY_CODES, false));
   for (const other of others) {
     if (!readings.includes(other)) readings.push(other);
@@ -165,8 +171,8 @@ export function vowelSkeleton(token: string): string {
  */
 export const vowelSkeletons: (token: string) => readonly string[] = memoByString((token) => {
   const out = [vowelSkeleton(token)];
-  for (const reading of [(part: string) => skeletonOf(part, DIGRAPH_BY_CODES, true), (part: string) => skeletonOf(part, SOFT_DIGRAPH_BY_CODES, false)]) {
-    const other = vowelSkeletonBy(token, reading);
+  for (const read of OTHER_READINGS) {
+    const other = vowelSkeletonBy(token, read);
     if (!out.includes(other)) out.push(other);
   }
   return out;

@@ -10,8 +10,7 @@
  * third, and e, which romanisers use for any short vowel (Mohsen / Muhsin, Qasem / Qasim, Yousef /
  * Yusuf), stands for any of them. Consonants are the skeleton's classes (q / k / c, dh / z, ...;
  * v and w are one letter, و, where they stand before a vowel), doubled letters count once (a doubled
- * w or y too: Seyyed / Syed), and a
- * final h after a vowel (ta marbuta: Baynah / Bayna) is dropped.
+ * w or y too: Seyyed / Syed), and a final h after a vowel (ta marbuta: Baynah / Bayna) is dropped.
  *
  * A word with a Dutch-era ch (Mochammad, Rochim / Rahim: consonant-skeleton.ts `dutchRewrites`) has
  * more readings, `dutchSpellings`.
