@@ -360,15 +360,15 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
       perfect = false;
     }
   }
-  let unpairedWeight = 0;
-  for (let i = 0; i < n; i++) if (!qUsed[i]) unpairedWeight += q.weights[i]!;
+  let unpairedQueryWeight = 0;
+  for (let i = 0; i < n; i++) if (!qUsed[i]) unpairedQueryWeight += q.weights[i]!;
   let unpairedCandidateWeight = 0;
   for (let j = 0; j < m; j++) if (!cUsed[j]) unpairedCandidateWeight += c.weights[j]!;
   // The listed name's words left unpaired all lie between its two ends, which the query meets.
   const anchored = firstPaired && lastPaired && equalEnd;
   const candidateCost = anchored ? NAME_SCORE.middleCost : NAME_SCORE.unmatchedCost;
-  const denominator = pairedWeight + NAME_SCORE.unmatchedCost * unpairedWeight + candidateCost * unpairedCandidateWeight;
-  unpairedWeight += unpairedCandidateWeight;
+  const denominator = pairedWeight + NAME_SCORE.unmatchedCost * unpairedQueryWeight + candidateCost * unpairedCandidateWeight;
+  const unpairedWeight = unpairedQueryWeight + unpairedCandidateWeight;
   if (denominator === 0 || paired === 0) {
     if (!withFactors) return { score: 0, factors: [], matchedQueryWeight: 0 };
     const factors: NameFactor[] = [];
