@@ -11,7 +11,7 @@ import { MAX_SYLLABLE, isRomanisedSyllable, romanizationVariants } from '../text
 import type { Gender, NameTables } from '../text/name-tables.js';
 import { familySuffixOf } from '../text/family-suffixes.js';
 import { oneEditApart } from '../metrics/one-edit.js';
-import { dutchSpellings, sameSounds, vowelSpelling } from '../metrics/vowel-spelling.js';
+import { sameSoundsInSomeReading, soundReadings } from '../metrics/vowel-spelling.js';
 import { cyrillicSpelling, sameCyrillicReading } from '../metrics/cyrillic-spelling.js';
 import { TOKEN_ABJAD_NAME, TOKEN_CYRILLIC_NAME } from '../index/index-data.js';
 
@@ -98,10 +98,11 @@ export interface TokenProfile {
   readonly gender: Gender | undefined;
   /** class of its family-name ending (-ov, -ović, -enko, ...; family-suffixes.ts) */
   readonly familySuffix: string | undefined;
-  /** its sounds, vowels in classes (vowel-spelling.ts), for romanised abjad-script names */
-  readonly sounds: string | undefined;
-  /** its other sounds when it may be a Dutch-era spelling (Rochim / Rahim; vowel-spelling.ts) */
-  readonly dutchSounds: readonly string[];
+  /**
+   * its sounds, vowels in classes, in each reading (as written, Dutch-era, diphthongs as one sound;
+   * vowel-spelling.ts), for romanised abjad-script names
+   */
+  readonly sounds: readonly string[];
   /** the Cyrillic letters it can spell (cyrillic-spelling.ts), for names romanised from Cyrillic */
   readonly cyrillic: string | undefined;
 }
@@ -117,8 +118,7 @@ export function tokenProfile(text: string, tables: NameTables): TokenProfile {
     digits: /^[0-9]+$/.test(text),
     gender: tables.genderOf.get(text),
     familySuffix: familySuffixOf(text),
-    sounds: vowelSpelling(text),
-    dutchSounds: dutchSpellings(text),
+    sounds: soundReadings(text),
     cyrillic: cyrillicSpelling(text),
   };
 }
@@ -282,7 +282,7 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
   // Two Latin spellings of a name written in an abjad script differ in the vowels the script leaves
   // the romaniser to choose (Qasim / Kasem, Nuri / Noori, Hosein / Husain), however far apart
   // their letters look.
-  if (!abjad && (origin & TOKEN_ABJAD_NAME) !== 0 && best.similarity < TOKEN_RULES.transliteration && sameAbjadSounds(qp, cp)) {
+  if (!abjad && (origin & TOKEN_ABJAD_NAME) !== 0 && best.similarity < TOKEN_RULES.transliteration && sameSoundsInSomeReading(qp.sounds, cp.sounds)) {
     best = { similarity: TOKEN_RULES.transliteration, rule: 'transliteration' };
   }
   // Two romanisations of one Korean or Chinese syllable (Pong / Bong, Chang / Jang, Teng / Deng).
@@ -291,14 +291,6 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
   }
   const floor = shorter <= TOKEN_RULES.shortLength ? TOKEN_RULES.shortFloor : TOKEN_RULES.floor;
   return best.similarity >= floor ? best : NO_MATCH;
-}
-
-/** The two tokens have the same sounds in some reading (vowel-spelling.ts). */
-function sameAbjadSounds(qp: TokenProfile, cp: TokenProfile): boolean {
-  if (sameSounds(qp.sounds, cp.sounds)) return true;
-  for (const d of qp.dutchSounds) if (sameSounds(d, cp.sounds)) return true;
-  for (const d of cp.dutchSounds) if (sameSounds(qp.sounds, d)) return true;
-  return false;
 }
 
 /** compareProfiles for two plain tokens. */

@@ -12,8 +12,11 @@
  * v and w are one letter, و, where they stand before a vowel), doubled letters count once (a doubled
  * w or y too: Seyyed / Syed), and a final h after a vowel (ta marbuta: Baynah / Bayna) is dropped.
  *
- * A word with a Dutch-era ch (Mochammad, Rochim / Rahim: consonant-skeleton.ts `dutchRewrites`) has
- * more readings, `dutchSpellings`.
+ * A word has more readings (`soundReadings`): with a Dutch-era ch (Mochammad, Rochim / Rahim:
+ * consonant-skeleton.ts `dutchRewrites`), and with a diphthong read as one sound. ي after a short a is
+ * the diphthong ay, which romanisers write ay, ai, ei, ey or e (Shaykh / Sheikh / Shekh, Baynah /
+ * Benah), and ي alone is i, so a word the script writes one way is Raymi to one list and Rimi to
+ * another; likewise و after a short a is aw, au or o (Shawkat / Shokat, Mawlawi / Molvi).
  *
  * Used by the token rules only where a listed entity writes the name in an abjad script too
  * (index-data.ts TOKEN_ABJAD_NAME): a European name's vowels tell names apart (Maria / Mario).
@@ -33,6 +36,13 @@ const VOWELS: ReadonlyMap<string, string> = new Map([
 
 /** e, the romaniser's short vowel, pairs with any vowel. */
 const ANY_VOWEL = 'E';
+/** The diphthongs in a diphthong reading: ay (pairs with I and E) and aw (pairs with U). */
+const DIPHTHONG_AY = 'y';
+const DIPHTHONG_AW = 'w';
+const DIPHTHONG_PEERS: ReadonlyMap<string, string> = new Map([
+  [DIPHTHONG_AY, 'IE'],
+  [DIPHTHONG_AW, 'U'],
+]);
 
 function isVowelLetter(ch: string | undefined): boolean {
   return ch !== undefined && VOWELS.has(ch);
@@ -77,17 +87,40 @@ export function vowelSpelling(token: string): string | undefined {
 }
 
 /**
- * The token's readings as a Dutch-era spelling of an Arabic name (consonant-skeleton.ts
- * `dutchRewrites`); empty for most tokens. Kept by the token's profile (token-similarity.ts
+ * A spelling's diphthongs read as one sound each: a or e before i (ay, ai, ei, ey) and a before u
+ * (aw, au); undefined when it has none.
+ */
+function diphthongReading(sounds: string): string | undefined {
+  const read = sounds.replace(/[AE]I/g, DIPHTHONG_AY).replace(/AU/g, DIPHTHONG_AW);
+  return read === sounds ? undefined : read;
+}
+
+/**
+ * The token's readings: its `vowelSpelling` first, then as a Dutch-era spelling of an Arabic name
+ * (consonant-skeleton.ts `dutchRewrites`) and with its diphthongs read as one sound; empty when it
+ * has a letter this rule does not read. Kept by the token's profile (token-similarity.ts
  * `TokenProfile`).
  */
-export function dutchSpellings(token: string): readonly string[] {
-  const out: string[] = [];
+export function soundReadings(token: string): readonly string[] {
+  const main = vowelSpelling(token);
+  if (main === undefined) return [];
+  const out: string[] = [main];
+  const add = (reading: string | undefined): void => {
+    if (reading !== undefined && !out.includes(reading)) out.push(reading);
+  };
+  add(diphthongReading(main));
   for (const rewrite of dutchRewrites(token)) {
     const reading = vowelSpelling(rewrite);
-    if (reading !== undefined && !out.includes(reading)) out.push(reading);
+    add(reading);
+    if (reading !== undefined) add(diphthongReading(reading));
   }
   return out;
+}
+
+/** Two tokens' `soundReadings` have a pair with the same sounds (`sameSounds`). */
+export function sameSoundsInSomeReading(a: readonly string[], b: readonly string[]): boolean {
+  for (const x of a) for (const y of b) if (sameSounds(x, y)) return true;
+  return false;
 }
 
 const CONSONANT_CLASSES = new Set([...DIGRAPHS.values(), ...CONSONANTS.values(), 'V', 'Y']);
@@ -135,7 +168,7 @@ export function sameSounds(x: string | undefined, y: string | undefined): boolea
       if (p !== q) return false;
       consonants++;
     } else if (!pc && !qc) {
-      if (p !== q) {
+      if (p !== q && !DIPHTHONG_PEERS.get(p)?.includes(q) && !DIPHTHONG_PEERS.get(q)?.includes(p)) {
         if (p !== ANY_VOWEL && q !== ANY_VOWEL) return false;
         anyVowel = true;
       }

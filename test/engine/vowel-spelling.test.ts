@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import fc from 'fast-check';
-import { dutchSpellings, MIN_ANY_VOWEL_SOUNDS, sameSounds, sameVowelSpelling, vowelSpelling } from '../../engine/metrics/vowel-spelling.js';
+import { MIN_ANY_VOWEL_SOUNDS, sameSoundsInSomeReading, sameVowelSpelling, soundReadings, vowelSpelling } from '../../engine/metrics/vowel-spelling.js';
 
 const letters = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz'), minLength: 1, maxLength: 14 });
 
@@ -68,7 +68,7 @@ t.test('e stands for another vowel only in words of MIN_ANY_VOWEL_SOUNDS sounds'
 });
 
 t.test('a Dutch-era ch reads as h or kh, the vowel before it as any vowel', async (t) => {
-  const dutch = (a: string, b: string): boolean => dutchSpellings(a).some((d) => sameSounds(d, vowelSpelling(b)));
+  const dutch = (a: string, b: string): boolean => sameSoundsInSomeReading(soundReadings(a), soundReadings(b));
   for (const [a, b] of <[string, string][]>[
     ['rochim', 'rahim'], // ح
     ['rochman', 'rahman'],
@@ -76,11 +76,32 @@ t.test('a Dutch-era ch reads as h or kh, the vowel before it as any vowel', asyn
     ['mochtar', 'mukhtar'], // خ
     ['ichwan', 'ikhwan'],
   ]) {
-    t.ok(dutch(a, b), `${a} / ${b}: ${dutchSpellings(a)} ${vowelSpelling(b)}`);
+    t.ok(dutch(a, b), `${a} / ${b}: ${soundReadings(a)} ${soundReadings(b)}`);
     t.notOk(sameVowelSpelling(a, b), `${a} / ${b} only in the Dutch reading`);
   }
-  t.same(dutchSpellings('rahim'), [], 'a word without vowel + ch has no other reading');
-  t.same(dutchSpellings('schmidt'), [], 'nor one whose ch follows a consonant');
+  t.same(soundReadings('rahim'), [vowelSpelling('rahim')], 'a word without vowel + ch or a diphthong has no other reading');
+  t.same(soundReadings('schmidt'), [vowelSpelling('schmidt')], 'nor one whose ch follows a consonant');
   t.ok(sameVowelSpelling('achour', 'ashour'), 'the French ch (ش) keeps its reading');
   t.notOk(dutch('rochim', 'rahman'), 'the rest of the word still counts');
+});
+
+t.test('a diphthong reads as one sound: ay as i or e, aw as u', async (t) => {
+  const some = (a: string, b: string): boolean => sameSoundsInSomeReading(soundReadings(a), soundReadings(b));
+  for (const [a, b] of <[string, string][]>[
+    ['raymi', 'rimi'], // ريمي
+    ['baynah', 'benah'], // بينه
+    ['baynah', 'binah'],
+    ['shaykh', 'sheikh'],
+    ['shaykh', 'shekh'],
+    ['zain', 'zen'],
+    ['shawkat', 'shokat'],
+    ['mawlawi', 'molawi'],
+  ]) {
+    t.ok(some(a, b), `${a} / ${b}: ${soundReadings(a)} ${soundReadings(b)}`);
+    t.notOk(sameVowelSpelling(a, b), `${a} / ${b} only in the diphthong reading`);
+  }
+  t.notOk(some('rami', 'rimi'), 'a long a (رامي) is not the diphthong');
+  t.notOk(some('shawkat', 'shikat'), 'aw is not i');
+  t.notOk(some('raymi', 'rumi'), 'ay is not u');
+  t.ok(some('ismail', 'ismael'), 'the reading as written still counts');
 });
