@@ -21,7 +21,7 @@ import { lookup } from '../index/hash-multimap.js';
 import { equivalentTokens, synonymKey, type NameTables } from '../text/name-tables.js';
 import { normalizeName } from '../text/normalize.js';
 import { romanizationVariants } from '../text/romanization.js';
-import { cyrillicReadingKeys, deletionVariants, shortWordKeys, skeletonNeighbourKeys, tokenPhoneticCodes, tokenSkeletons, tokenTrigrams, MIN_LATIN_SKELETON, MIN_SKELETON, MIN_TRIGRAM_TOKEN } from '../text/token-keys.js';
+import { cyrillicReadingKeys, deletionVariants, shortWordQueryKeys, skeletonNeighbourKeys, tokenPhoneticCodes, tokenSkeletons, tokenTrigrams, MIN_LATIN_SKELETON, MIN_SKELETON, MIN_TRIGRAM_TOKEN } from '../text/token-keys.js';
 import type { MatchOptions } from '../options.js';
 import { compareProfiles, compareTokens, tokenProfile, type TokenCompareOptions, type TokenMatch, type TokenProfile, type TokenRule } from './token-similarity.js';
 import { idf, tokenWeight } from './token-weight.js';
@@ -334,7 +334,7 @@ export class Matcher {
         for (const id of lookup(keys.skeleton, skeleton)) ids.add(id);
       }
       // A short abjad-script word pairs by its long vowels (token-similarity.ts shortVowelsOnly).
-      if (abjad) for (const k of shortWordKeys(q)) for (const id of lookup(keys.skeleton, k)) ids.add(id);
+      if (abjad) for (const k of shortWordQueryKeys(q)) for (const id of lookup(keys.skeleton, k)) ids.add(id);
       if (!abjad) for (const k of cyrillicReadingKeys(q)) for (const id of lookup(keys.skeleton, k)) ids.add(id);
     }
     let out: Expansion[] = [];

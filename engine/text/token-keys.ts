@@ -3,7 +3,7 @@
  * the index and expand a query, so both sides always derive identical keys.
  */
 import { phoneticCodes } from '../metrics/double-metaphone.js';
-import { consonantSkeletons, vowelSkeleton } from '../metrics/consonant-skeleton.js';
+import { consonantSkeletons, vowelSkeleton, vowelSkeletons } from '../metrics/consonant-skeleton.js';
 import { memoByString } from '../memo.js';
 import { cyrillicSpelling, MIN_CYRILLIC_SPELLING } from '../metrics/cyrillic-spelling.js';
 
@@ -81,6 +81,19 @@ export function shortWordKeys(token: string): readonly string[] {
   if (!/[a-z]/.test(token) || tokenSkeletons(token).length > 0) return [];
   const v = vowelSkeleton(token);
   return v.length >= 2 ? [`^${v}`] : [];
+}
+
+/**
+ * The short-word keys an abjad-script query word looks up: one per reading of its consonants
+ * (vowelSkeletons) when some reading leaves fewer than MIN_SKELETON consonants. ضیا (dhy) has a
+ * skeleton of two in one reading (d, h) and so no key of its own, but read with dh as one letter it
+ * is Z-I, the key of Zia.
+ */
+export function shortWordQueryKeys(token: string): readonly string[] {
+  if (!/[a-z]/.test(token) || !consonantSkeletons(token).some((s) => s.length < MIN_SKELETON)) return [];
+  return vowelSkeletons(token)
+    .filter((v) => v.length >= 2)
+    .map((v) => `^${v}`);
 }
 
 /**

@@ -46,6 +46,11 @@ t.test('a short abjad-script word reaches the romanisation that adds only short 
   t.ok(id !== undefined, 'wali is a listed word');
   const e = matcher.expand('wly', true, DEFAULT_MATCH_OPTIONS).find((x) => x.tokenId === id);
   t.ok(e && e.rule === 'transliteration', `wly (ولی) reaches wali (${e?.rule} ${e?.similarity})`);
+  // ضیا: two consonants when dh is read as d + h, one (Z) when read as the digraph.
+  const zia = matcher.tokenIdOf('zia');
+  t.ok(zia !== undefined, 'zia is a listed word');
+  const z = matcher.expand('dhy', true, DEFAULT_MATCH_OPTIONS).find((x) => x.tokenId === zia);
+  t.ok(z && z.rule === 'transliteration', `dhy (ضیا) reaches zia in the reading of dh as one letter (${z?.rule} ${z?.similarity})`);
 });
 
 t.test('the words of names romanised from an abjad script are flagged, and reached by their other vowels', async (t) => {

@@ -2,6 +2,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import {
   shortWordKeys,
+  shortWordQueryKeys,
   skeletonNeighbourKeys,
   MIN_SKELETON_NEIGHBOUR,
   deletionVariants,
@@ -139,4 +140,11 @@ t.test('short words: keyed by their long vowels when their consonants are too fe
   t.same(shortWordKeys('awal'), shortWordKeys('wl'), 'Awal and اول');
   t.same(shortWordKeys('omar'), [], 'two consonants: the skeleton key serves');
   t.same(shortWordKeys('dd'), [], 'one symbol is no key');
+});
+
+t.test('an abjad-script query word looks up the short-word key of each reading of its consonants', async (t) => {
+  t.same(shortWordKeys('dhy'), [], 'ضیا has a two-consonant skeleton when dh is read d + h');
+  t.ok(shortWordQueryKeys('dhy').includes(shortWordKeys('zia')[0]!), 'read as one letter it is Zia');
+  t.same(shortWordQueryKeys('wly'), shortWordKeys('wly'), 'a word with only short readings: the same key');
+  t.same(shortWordQueryKeys('omar'), [], 'every reading has two consonants: no key');
 });
