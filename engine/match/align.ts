@@ -11,8 +11,9 @@
  *
  * An unpaired token (a middle name one side omits) costs about a third of what a paired one
  * brings, on either side; less (middleCost) for the listed name's words between its first and last
- * when the query meets both ends ("Khalid Al-Fawwaz" / "Khalid Abd al-Rahman Hamd Al-Fawaz": a
- * nasab or a second given name left out, as shorter forms do). Word order still does not matter:
+ * when the query meets both ends, one of them with the same name (equal, a synonym or a recorded
+ * spelling: "Khalid Al-Fawwaz" / "Khalid Abd al-Rahman Hamd Al-Fawaz": a nasab or a second given
+ * name left out, as shorter forms do). Word order still does not matter:
  * the ends are the listed name's, whose order is its own.
  *
  * Evidence: a name that matches imperfectly (a token unpaired, or paired by anything short of
@@ -67,6 +68,8 @@ export const EVIDENCE = Object.freeze({
 });
 
 const LIKENESS_RULES: ReadonlySet<TokenRule> = new Set(['fuzzy', 'phonetic', 'transliteration']);
+/** Rules that pair two forms of one name (not two names alike): an end met so is met as if equal. */
+const SAME_NAME_RULES: ReadonlySet<TokenRule> = new Set(['synonym', 'spelling']);
 
 /** Share of a token's weight a pairing proves: all for equality, its similarity for likeness. */
 export function evidenceOf(rule: TokenRule, similarity: number): number {
@@ -340,7 +343,7 @@ export function alignNames(q: AlignSide, c: AlignSide, pairSim: PairSimilarity, 
     const last = p.j + p.cn === m;
     firstPaired ||= first;
     lastPaired ||= last;
-    if ((first || last) && p.s === 1) equalEnd = true;
+    if ((first || last) && (p.s === 1 || SAME_NAME_RULES.has(p.rule))) equalEnd = true;
     if (withFactors) taken.push({ p, weight: qw + cw, qw, qTexts, cTexts });
     paired++;
     pairedWeight += qw + cw;

@@ -269,6 +269,10 @@ t.test('a listed name\'s words between the ends the query meets cost less (middl
   // Neither end equal: a name that is only like the listed one's ends pays the full cost.
   const likeOnly = align(side(['kahlid', 'al', 'fawwaz'], [8, 1, 11]), listed, oracle);
   t.ok(Math.abs(likeOnly.score - expected(40, 0.9 * 16 + 2 + 0.9 * 22, NAME_SCORE.unmatchedCost)) < 1e-9, `${likeOnly.score}`);
+  // An end met by a recorded spelling of the same name counts as met equal (Khaled / Khalid).
+  oracle.set('khaled', 'khalid', { similarity: 0.92, rule: 'spelling' });
+  const spelt = align(side(['khaled', 'al', 'fawwaz'], [8, 1, 11]), listed, oracle);
+  t.ok(Math.abs(spelt.score - expected(40, 0.92 * 16 + 2 + 0.9 * 22, NAME_SCORE.middleCost)) < 1e-9, `${spelt.score}`);
 });
 
 t.test('a hyphenated given name is met whole or counts as half its evidence', async (t) => {
