@@ -518,8 +518,33 @@ export function normalizeName(raw: string, tables: NameTables): NormalizedName {
   while (end - start > 1 && tables.prefixTokens.has(pieces[start]!.token)) start++;
   while (end - start > 1 && tables.suffixTokens.has(pieces[end - 1]!.token)) end--;
   if (start > 0 || end < pieces.length) pieces = pieces.slice(start, end);
+  const untitled = withoutGluedTitle(pieces[0], tables);
+  if (untitled !== undefined) pieces = [{ ...pieces[0]!, token: untitled }, ...pieces.slice(1)];
   const normalized = { tokens: pieces.map((p) => p.token), abjad: pieces.map((p) => p.abjad), compound: compoundsOf(pieces) };
   return pieces.some((p) => p.letters !== undefined) ? { ...normalized, letters: pieces.map((p) => p.letters) } : normalized;
+}
+
+/** Letters a glued title and the name after it need each: shorter ones start many other words. */
+const GLUED_TITLE_MIN = 4;
+
+/**
+ * The name in a first word that is a title written together with a given name the tables know
+ * (Hajimuhammad, Ladyjudith: Haji Muhammad, Lady Judith), or undefined. A word that is itself a
+ * known name stays whole, and so does one whose rest is not a known name (Hajiyeva, Herrmann).
+ */
+function withoutGluedTitle(piece: Piece | undefined, tables: NameTables): string | undefined {
+  if (piece === undefined || piece.abjad || isKnownName(piece.token, tables)) return undefined;
+  const token = piece.token;
+  for (let cut = GLUED_TITLE_MIN; cut <= token.length - GLUED_TITLE_MIN; cut++) {
+    if (!tables.prefixTokens.has(token.slice(0, cut))) continue;
+    const rest = token.slice(cut);
+    if (isKnownName(rest, tables)) return rest;
+  }
+  return undefined;
+}
+
+function isKnownName(token: string, tables: NameTables): boolean {
+  return tables.genderOf.has(token) || tables.spellingsOf.has(token) || tables.synonymsOf.has(token);
 }
 
 /** The normalised name as one string: tokens joined by single spaces. */

@@ -31,6 +31,16 @@ t.test('punctuation and apostrophes', async (t) => {
   t.same(tokens('Smith, John (a.k.a. "Johnny")'), ['smith', 'john', 'aka', 'johnny']);
 });
 
+t.test('a title written together with the given name after it is dropped from it', async (t) => {
+  t.same(tokens('HAJImuhammad ASHRAF'), ['muhammad', 'ashraf']);
+  t.same(tokens('Ladyjudith Compton'), ['judith', 'compton']);
+  t.same(tokens('Hajinoorullah'), ['noor', 'allah'], 'the rest is split as a word of its own would be');
+  t.same(tokens('Hajiyeva Leyla'), ['hajiyeva', 'leyla'], 'not when the rest is no known name (a family-name ending)');
+  t.same(tokens('Herrmann Hans'), ['herrmann', 'hans']);
+  t.same(tokens('Leyla Hajimuhammad'), ['leyla', 'hajimuhammad'], 'only in the first word, where titles stand');
+  t.same(tokens('Ladislav Novak'), ['ladislav', 'novak'], 'a known name stays whole');
+});
+
 t.test('titles are dropped only before a name, suffixes only after it', async (t) => {
   t.same(tokens('Dr. Ayman al-Zawahiri'), ['ayman', 'al', 'zawahiri']);
   t.same(tokens('Sheikh Ahmed Yassin'), ['ahmed', 'yassin']);
