@@ -16,7 +16,7 @@
  * consonant-skeleton.ts `dutchRewrites`), and with a diphthong read as one sound. ي after a short a is
  * the diphthong ay, which romanisers write ay, ai, ei, ey or e (Shaykh / Sheikh / Shekh, Baynah /
  * Benah), and ي alone is i, so a word the script writes one way is Raymi to one list and Rimi to
- * another; likewise و after a short a is aw, au or o (Shawkat / Shokat, Mawlawi / Molvi).
+ * another; likewise و after a short a is aw, au or o (Shawkat / Shokat, Mawlawi / Molawi).
  *
  * Used by the token rules only where a listed entity writes the name in an abjad script too
  * (index-data.ts TOKEN_ABJAD_NAME): a European name's vowels tell names apart (Maria / Mario).
