@@ -358,7 +358,7 @@ function rotatedPhrase(pieces: Piece[], tables: NameTables): Piece[] {
 
 /** A word the tables know whole is not two words glued (Allah, Albert, Elena). */
 function isWordOfItsOwn(word: string, tables: NameTables): boolean {
-  return tables.phraseWords.has(word) || tables.synonymsOf.has(word) || tables.spellingsOf.has(word) || tables.nicknamePeers.has(word) || tables.genderOf.has(word);
+  return tables.phraseWords.has(word) || tables.nicknamePeers.has(word) || isKnownName(word, tables);
 }
 
 /**
@@ -543,6 +543,7 @@ function withoutGluedTitle(piece: Piece | undefined, tables: NameTables): string
   return undefined;
 }
 
+/** A name the tables know: with a gender, a recorded spelling or a synonym. */
 function isKnownName(token: string, tables: NameTables): boolean {
   return tables.genderOf.has(token) || tables.spellingsOf.has(token) || tables.synonymsOf.has(token);
 }
