@@ -123,6 +123,29 @@ export function tokenProfile(text: string, tables: NameTables): TokenProfile {
   };
 }
 
+/**
+ * The two tokens share a Double Metaphone code, and, where that code is a full four sounds (the
+ * algorithm stops there, so the rest of the word went uncoded), their second halves sound alike
+ * too: Vinogradov / Vinokurov share FNKR and nothing after it.
+ */
+function soundAlike(qp: TokenProfile, cp: TokenProfile): boolean {
+  let shared = false;
+  for (const code of qp.codes) {
+    if (!cp.codes.includes(code)) continue;
+    if (code.length < PHONETIC_CODE_LENGTH) return true;
+    shared = true;
+  }
+  return shared && shareAny(tokenPhoneticCodes(secondHalf(qp.text)), tokenPhoneticCodes(secondHalf(cp.text)));
+}
+
+/** The codes keep this many sounds at most (talisman's Double Metaphone). */
+const PHONETIC_CODE_LENGTH = 4;
+
+/** The word's second half, from its first consonant. */
+function secondHalf(token: string): string {
+  return token.slice(Math.floor(token.length / 2)).replace(/^[aeiouy]+/, '');
+}
+
 function shareAny<T>(a: readonly T[] | undefined, b: readonly T[] | undefined): boolean {
   if (!a || !b) return false;
   for (const x of a) for (const y of b) if (x === y) return true;
@@ -268,7 +291,7 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
   if (!twoNames && best.similarity < TOKEN_RULES.oneEdit && shorter >= TOKEN_RULES.oneEditMinLength && typo) {
     best = { similarity: TOKEN_RULES.oneEdit, rule: 'fuzzy' };
   }
-  if (opts.phonetic && likeness && shorter >= TOKEN_RULES.phoneticMinLength && longer <= shorter * TOKEN_RULES.phoneticMaxLengthRatio && shareAny(qp.codes, cp.codes)) {
+  if (opts.phonetic && likeness && shorter >= TOKEN_RULES.phoneticMinLength && longer <= shorter * TOKEN_RULES.phoneticMaxLengthRatio && soundAlike(qp, cp)) {
     const raised = Math.min(TOKEN_RULES.phoneticCap, fuzzy + TOKEN_RULES.phoneticBonus);
     if (raised > best.similarity) best = { similarity: raised, rule: 'phonetic' };
   }

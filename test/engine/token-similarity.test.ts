@@ -165,6 +165,16 @@ t.test('phonetic: off changes nothing for tokens with no code in common, on neve
   t.equal(cmp('smyth', 'smith', PHON_ON).rule, 'phonetic');
 });
 
+t.test('phonetic: a full four-sound code counts only when the words end alike too', async (t) => {
+  const PHON_ON: TokenCompareOptions = { ...NO_NAMES, phonetic: true };
+  // FNKR is all the code keeps of both; -gradov and -kurova are different names.
+  t.same(tokenPhoneticCodes('vinogradov'), tokenPhoneticCodes('vinokurova'));
+  t.not(cmp('vinogradov', 'vinokurova', PHON_ON).rule, 'phonetic');
+  t.not(cmp('steffen', 'stevens', PHON_ON).rule, 'phonetic');
+  // Same four sounds and a second half that sounds alike: one name.
+  t.equal(cmp('pettersson', 'petersen', PHON_ON).rule, 'phonetic');
+});
+
 t.test('one edit apart', async (t) => {
   holds(
     t,
