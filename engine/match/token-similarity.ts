@@ -57,6 +57,12 @@ export const TOKEN_RULES = Object.freeze({
    * is stretched this much harder.
    */
   knownFuzzyStretch: 2.25,
+  /**
+   * The masculine and feminine forms of one Slavic family name (Smirnov / Smirnova): the same
+   * family, not the same person, so a weak pair that other evidence (the given name, the date of
+   * birth) must carry.
+   */
+  genderedSurname: 0.8,
   /** Below this, tokens do not match at all (a partial similarity of unrelated names is noise) */
   floor: 0.75,
   /**
@@ -222,6 +228,22 @@ function feminineForm(a: string, b: string): boolean {
   return !'aeiouy'.includes(short[short.length - 1]!);
 }
 
+const MASCULINE_SKI = ['ski', 'sky', 'skiy', 'skyi', 'skij', 'skii'];
+const FEMININE_SKA = ['ska', 'skaya', 'skaja'];
+
+/** The two tokens are the masculine and feminine forms of one Slavic family name. */
+function genderedSurnameForms(a: string, b: string, classA: string | undefined, classB: string | undefined): boolean {
+  if (classA !== classB) return false;
+  if (classA === 'ov') return feminineForm(a, b);
+  if (classA !== 'ski') return false;
+  const rootOf = (t: string, endings: readonly string[]): string | undefined => {
+    const e = endings.find((x) => t.endsWith(x));
+    return e === undefined ? undefined : t.slice(0, -e.length);
+  };
+  const [ma, fa, mb, fb] = [rootOf(a, MASCULINE_SKI), rootOf(a, FEMININE_SKA), rootOf(b, MASCULINE_SKI), rootOf(b, FEMININE_SKA)];
+  return (ma !== undefined && ma === fb) || (fa !== undefined && fa === mb);
+}
+
 /** `longer` is `shorter` with vowel marks (U, I) added, none of them at its end. */
 function addsInnerVowels(shorter: string, longer: string): boolean {
   if (longer.length <= shorter.length) return false;
@@ -263,6 +285,11 @@ export function compareProfiles(qp: TokenProfile, cp: TokenProfile, abjad: boole
   // The same holds where the lexicon knows only the masculine name and the other token is its
   // feminine form, the name plus a (Oleksandra / Oleksandr, Martina / Martin, Karima / Karim).
   if (!abjad && (qp.gender === 'male' || cp.gender === 'male') && feminineForm(q, c)) return best;
+  // A Slavic family name's masculine and feminine forms (Smirnov / Smirnova, Kozlovsky /
+  // Kozlovskaya) are the names of a brother and a sister: kin, not one person's spellings.
+  if (!abjad && best.similarity < TOKEN_RULES.genderedSurname && genderedSurnameForms(q, c, qp.familySuffix, cp.familySuffix)) {
+    return { similarity: TOKEN_RULES.genderedSurname, rule: 'fuzzy' };
+  }
   // Two romanisations of one Cyrillic name (Jurij / Yuriy, Ihor / Igor, Radzkou / Radkov): their
   // endings are the systems', so this comes before the family-name ending rule.
   if ((origin & TOKEN_CYRILLIC_NAME) !== 0 && !abjad && best.similarity < TOKEN_RULES.transliteration && sameCyrillicReading(qp.cyrillic, cp.cyrillic)) {

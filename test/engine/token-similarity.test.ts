@@ -355,3 +355,12 @@ t.test('romanised abjad-script names: another spelling of the vowels is a transl
   t.ok(romanised('hassan', 'hasan').similarity >= cmp('hassan', 'hasan').similarity, 'the flag never lowers a similarity');
   t.equal(compareTokens('qasm', 'kasim', true, DEFAULT, tables, false, TOKEN_ABJAD_NAME).rule, 'transliteration', 'a word written in the script keeps its own rule');
 });
+
+t.test('the masculine and feminine forms of a Slavic family name are a weak pair', async (t) => {
+  for (const [a, b] of [['smirnov', 'smirnova'], ['golubeva', 'golubev'], ['kozlovsky', 'kozlovskaya'], ['wisniewska', 'wisniewski']] as const) {
+    t.same(cmp(a, b), { similarity: TOKEN_RULES.genderedSurname, rule: 'fuzzy' }, `${a} / ${b}`);
+  }
+  // two spellings of one form still compare by their letters
+  t.ok(cmp('ivanov', 'ivanoff').similarity > TOKEN_RULES.genderedSurname);
+  t.ok(cmp('kozlovski', 'kozlovsky').similarity > TOKEN_RULES.genderedSurname);
+});
