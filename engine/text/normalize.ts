@@ -43,6 +43,7 @@ const JOINERS = /['’ʼʻ`´.]/g;
 const MARKS = /[\p{M}\u0640]/gu; // combining marks and the Arabic tatweel
 const NON_ALNUM = /[^a-z0-9]/g;
 const HAN_OR_HANGUL = /^[\p{Script=Han}\p{Script=Hangul}]/u;
+const HANGUL = /^\p{Script=Hangul}/u;
 const KANA = /^[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const ABJAD = /^[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}]/u;
 const LATIN_OR_DIGIT = /^[\p{Script=Latin}\p{N}]/u;
@@ -59,6 +60,8 @@ interface Piece {
   afterComma?: boolean;
   /** see NormalizedName.letters */
   letters?: string;
+  /** a syllable of a Korean given name written in Hangul: the syllables of one word make one compound */
+  givenSyllable?: boolean;
 }
 
 /**
@@ -239,6 +242,18 @@ function ascii(word: string): string {
   return anyAscii(word).toLowerCase().replace(NON_ALNUM, '');
 }
 
+/**
+ * A Hangul syllable as the Revised Romanization and the lists write it: any-ascii writes an initial
+ * ㄹ as l and a final ㄱ ㄷ ㅂ as g d b (리 Li, 박 Bag), the standard r and k t p (Ri, Bak; Pak in
+ * McCune-Reischauer, whose other differences are romanization.ts variants).
+ */
+function revisedRomanization(syllable: string): string {
+  const initial = syllable.startsWith('l') ? `r${syllable.slice(1)}` : syllable;
+  return initial.replace(/([aeiouy])([gdb])$/, (_, vowel: string, final: string) => vowel + FINAL_STOPS[final]!);
+}
+
+const FINAL_STOPS: Readonly<Record<string, string>> = { g: 'k', d: 't', b: 'p' };
+
 /** any-ascii writes each Han or Hangul syllable capitalised: 习近平 -> XiJinPing. */
 function syllables(word: string): string[] {
   return anyAscii(word)
@@ -266,7 +281,13 @@ function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
   }
   if (HAN_OR_HANGUL.test(word)) {
     const parts = syllables(word);
-    if (parts.length >= 2 && [...word].length <= MAX_PERSONAL_NAME_CHARS) {
+    const personal = parts.length >= 2 && [...word].length <= MAX_PERSONAL_NAME_CHARS;
+    if (personal && HANGUL.test(word)) {
+      // Korean given names are written syllable by syllable (Kim Jong Un, Choe Son-hui), Chinese
+      // ones joined (Xi Jinping).
+      const [family, ...given] = parts.map(revisedRomanization);
+      out.push({ token: family!, abjad: false }, ...given.map((token) => ({ token, abjad: false, givenSyllable: given.length > 1 })));
+    } else if (personal) {
       out.push({ token: parts[0]!, abjad: false }, { token: parts.slice(1).join(''), abjad: false });
     } else if (parts.length > 0) {
       out.push({ token: parts.join(''), abjad: false });
@@ -497,7 +518,10 @@ export function normalizeName(raw: string, tables: NameTables): NormalizedName {
     if (pieces.length === before + 1 && LATIN_OR_DIGIT.test(word)) {
       const prev = pieces[before - 1];
       pieces[before]!.word = hyphenated && prev?.word !== undefined ? prev.word : words++;
-    } else words++;
+    } else {
+      for (let k = before; k < pieces.length; k++) if (pieces[k]!.givenSyllable) pieces[k]!.word = words;
+      words++;
+    }
     if (pieces.length >= MAX_NAME_TOKENS * 2) break;
   }
   // An inverted name's given names start after the comma, and so may its titles ("NOORI, Haji

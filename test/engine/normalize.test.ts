@@ -76,6 +76,10 @@ t.test('non-Latin scripts', async (t) => {
   t.same(normalizeName('שלום', tables).abjad, [true], 'Hebrew is abjad');
 
   t.same(tokens('习近平'), ['xi', 'jinping'], 'Chinese personal name: surname + given name');
+  t.same(tokens('김정은'), ['gim', 'jeong', 'eun'], 'Korean personal name: surname + the given name syllable by syllable');
+  t.same(tokens('리수용'), ['ri', 'su', 'yong'], 'an initial ㄹ is r, as the Revised Romanization and the lists write it');
+  t.same(tokens('박봉주'), ['bak', 'bong', 'ju'], 'a final ㄱ is k');
+  t.same(tokens('최룡해 김철'), ['choe', 'ryong', 'hae', 'gim', 'cheol']);
   t.same(tokens('王小明'), ['wang', 'xiaoming']);
   t.same(tokens('さとう'), ['satou'], 'kana');
 });
@@ -208,6 +212,8 @@ t.test('a hyphenated East Asian given name is numbered as one compound', async (
   t.same(compound('Jean-Luc Picard'), [-1, -1, -1], 'a part that is not a romanised syllable');
   t.same(compound('Zia-ul-Haq'), [-1, -1, -1]);
   t.same(compound('李华'), [-1, -1], 'a name in Han script is written without hyphens');
+  t.same(compound('김정은'), [-1, 0, 0], 'a Korean given name in Hangul is one word of syllables, as "Jong-un" is');
+  t.same(compound('김철'), [-1, -1], 'a one-syllable given name is a word of its own');
 });
 
 t.test('empty and whitespace input', async (t) => {

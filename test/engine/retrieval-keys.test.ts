@@ -128,3 +128,19 @@ t.test('a query word with synonyms weighs as itself, not as its rarest synonym',
     t.equal(q.side.weights[0], matcher.weightOf(id!), `${word} weighs ${matcher.weightOf(id!)}`);
   }
 });
+
+t.test('a Korean name written in Hangul finds the listed person written in Latin letters', async (t) => {
+  // The lists write North Korean names in the DPRK's McCune-Reischauer style (Kim Jong Un, Choe
+  // Ryong Hae, Pak Pong Ju); a query in Hangul is romanised in the Revised style (gim jeong eun),
+  // whose syllables pair with those by the romanisation variants (romanization.ts).
+  const screener = new Screener(index);
+  for (const [hangul, listed] of [
+    ['김정은', 'jong un kim'],
+    ['최룡해', 'choe ryong hae'],
+    ['박봉주', 'pak pong ju'],
+  ] as const) {
+    const found = screener.screen({ name: hangul, entityType: 'person' }, withDefaults({}));
+    const top = found.matches[0];
+    t.ok(top && top.name.toLowerCase().replace(/-/g, ' ').replace(/[^a-z ]/g, '').split(' ').sort().join(' ') === listed.split(' ').sort().join(' '), `${hangul}: ${top?.name} (${top?.score})`);
+  }
+});
