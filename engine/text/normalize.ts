@@ -41,6 +41,12 @@ export const MAX_NAME_TOKENS = 16;
 const WORD = /[\p{L}\p{M}\p{N}'’ʼʻ`´.]+/gu;
 const JOINERS = /['’ʼʻ`´.]/g;
 const MARKS = /[\p{M}\u0640]/gu; // combining marks and the Arabic tatweel
+/**
+ * Scripts of South and Southeast Asia, whose vowel signs are combining marks: they are the word's
+ * vowels, not optional accents (मोदी is "modi", without its marks "md").
+ */
+const VOWEL_SIGN_SCRIPT =
+  /^[\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}\p{Script=Thai}\p{Script=Lao}\p{Script=Tibetan}\p{Script=Myanmar}\p{Script=Khmer}]/u;
 const NON_ALNUM = /[^a-z0-9]/g;
 const HAN_OR_HANGUL = /^[\p{Script=Han}\p{Script=Hangul}]/u;
 const HANGUL = /^\p{Script=Hangul}/u;
@@ -268,7 +274,8 @@ function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
     if (token) for (const part of splitCompound(token)) out.push({ token: part, abjad: false });
     return;
   }
-  const bare = foldArabicScript(word.normalize('NFD').replace(MARKS, '').normalize('NFC').toLowerCase());
+  const unmarked = VOWEL_SIGN_SCRIPT.test(word) ? word.normalize('NFC') : word.normalize('NFD').replace(MARKS, '').normalize('NFC');
+  const bare = foldArabicScript(unmarked.toLowerCase());
   const abjad = ABJAD.test(word);
   const known = knownLatin(bare, tables);
   if (known !== undefined) {

@@ -76,6 +76,8 @@ t.test('non-Latin scripts', async (t) => {
   t.same(normalizeName('שלום', tables).abjad, [true], 'Hebrew is abjad');
 
   t.same(tokens('习近平'), ['xi', 'jinping'], 'Chinese personal name: surname + given name');
+  t.same(tokens('मोदी'), ['modi'], 'the vowel signs of an Indic script are its vowels, not accents to drop');
+  t.same(tokens('অমিত'), ['amit']);
   t.same(tokens('김정은'), ['gim', 'jeong', 'eun'], 'Korean personal name: surname + the given name syllable by syllable');
   t.same(tokens('리수용'), ['ri', 'su', 'yong'], 'an initial ㄹ is r, as the Revised Romanization and the lists write it');
   t.same(tokens('박봉주'), ['bak', 'bong', 'ju'], 'a final ㄱ is k');
