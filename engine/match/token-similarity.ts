@@ -12,7 +12,7 @@ import type { Gender, NameTables } from '../text/name-tables.js';
 import { familySuffixOf } from '../text/family-suffixes.js';
 import { oneEditApart } from '../metrics/one-edit.js';
 import { sameSoundsInSomeReading, soundReadings } from '../metrics/vowel-spelling.js';
-import { cyrillicSpelling, sameCyrillicReading } from '../metrics/cyrillic-spelling.js';
+import { cyrillicReadings, sameCyrillicReading } from '../metrics/cyrillic-spelling.js';
 import { TOKEN_ABJAD_NAME, TOKEN_CYRILLIC_NAME } from '../index/index-data.js';
 
 export type TokenRule = 'exact' | 'synonym' | 'spelling' | 'nickname' | 'initial' | 'phonetic' | 'transliteration' | 'fuzzy' | 'joined';
@@ -109,8 +109,8 @@ export interface TokenProfile {
    * vowel-spelling.ts), for romanised abjad-script names
    */
   readonly sounds: readonly string[];
-  /** the Cyrillic letters it can spell (cyrillic-spelling.ts), for names romanised from Cyrillic */
-  readonly cyrillic: string | undefined;
+  /** the Cyrillic letters it can spell, in each reading (cyrillic-spelling.ts), for names romanised from Cyrillic */
+  readonly cyrillic: readonly string[];
 }
 
 export function tokenProfile(text: string, tables: NameTables): TokenProfile {
@@ -125,7 +125,7 @@ export function tokenProfile(text: string, tables: NameTables): TokenProfile {
     gender: tables.genderOf.get(text),
     familySuffix: familySuffixOf(text),
     sounds: soundReadings(text),
-    cyrillic: cyrillicSpelling(text),
+    cyrillic: cyrillicReadings(text),
   };
 }
 

@@ -124,10 +124,23 @@ function runAt(token: string, i: number): Run | undefined {
  * The Cyrillic letters (in classes) the Latin token can stand for; undefined when it holds a letter
  * outside a-z. Kept per token (memo.ts): a query word's profile and its retrieval key both read it.
  */
-export const cyrillicSpelling: (token: string) => string | undefined = memoByString(readCyrillic, 65_536);
+export const cyrillicSpelling: (token: string) => string | undefined = memoByString((token) => cyrillicReadings(token)[0], 65_536);
 
-function readCyrillic(token: string): string | undefined {
+/**
+ * Every reading of the token, the first as cyrillicSpelling reads it; empty when it holds a letter
+ * outside a-z. A c on its own is also read as ц and as ч: the Latin alphabets of Serbian,
+ * Montenegrin, Bosnian and Macedonian names write ц as c and ч, ћ as č, ć, which the lists fold to
+ * c (Ivica / Ivitsa, Vučić / Vuchich). At most MAX_C_READINGS readings: a word with more c's keeps
+ * its first.
+ */
+export const cyrillicReadings: (token: string) => readonly string[] = memoByString(readCyrillic, 65_536);
+
+const MAX_C_READINGS = 9;
+
+function readCyrillic(token: string): readonly string[] {
   const raw: string[] = [];
+  /** per bare c: its position in raw and its other readings */
+  const bareC: { at: number; others: readonly string[] }[] = [];
   for (let i = 0; i < token.length; ) {
     const run = runAt(token, i);
     if (run !== undefined) {
@@ -144,13 +157,27 @@ function readCyrillic(token: string): string | undefined {
       raw.push('E');
       i++;
     } else if (ch === 'i' || ch === 'y' || ch === 'j') raw.push(next !== undefined && IOTATED.has(next) ? IOTA : 'I');
-    else if (ch === 'c') raw.push(next === 'e' || next === 'i' || next === 'y' ? 'C' : 'K');
-    else {
+    else if (ch === 'c') {
+      const soft = next === 'e' || next === 'i' || next === 'y';
+      bareC.push({ at: raw.length, others: soft ? ['Q'] : ['C', 'Q'] });
+      raw.push(soft ? 'C' : 'K');
+    } else {
       const cls = LETTERS.get(ch);
-      if (cls === undefined) return undefined;
+      if (cls === undefined) return [];
       raw.push(...cls);
     }
   }
+  let variants: string[][] = [raw];
+  for (const { at, others } of bareC) {
+    const next = variants.flatMap((v) => [v, ...others.map((o) => v.map((cls, k) => (k === at ? o : cls)))]);
+    if (next.length > MAX_C_READINGS) break;
+    variants = next;
+  }
+  return [...new Set(variants.map(classesOf))];
+}
+
+/** The reading of a run of classes: an i joins the iotation after it, repeats count once. */
+function classesOf(raw: readonly string[]): string {
   const out: string[] = [];
   for (let k = 0; k < raw.length; k++) {
     const cls = raw[k]!;
@@ -164,12 +191,13 @@ function readCyrillic(token: string): string | undefined {
   return out.join('');
 }
 
-/** cyrillicSpelling on two tokens' readings: the same letters, and enough of them. */
-export function sameCyrillicReading(x: string | undefined, y: string | undefined): boolean {
-  return x !== undefined && x === y && x.length >= MIN_CYRILLIC_SPELLING;
+/** Two tokens' readings (cyrillicReadings) share one with enough letters. */
+export function sameCyrillicReading(xs: readonly string[], ys: readonly string[]): boolean {
+  for (const x of xs) if (x.length >= MIN_CYRILLIC_SPELLING && ys.includes(x)) return true;
+  return false;
 }
 
 /** The two tokens are spellings of one Cyrillic name. */
 export function sameCyrillicSpelling(a: string, b: string): boolean {
-  return sameCyrillicReading(cyrillicSpelling(a), cyrillicSpelling(b));
+  return sameCyrillicReading(cyrillicReadings(a), cyrillicReadings(b));
 }

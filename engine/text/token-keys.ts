@@ -5,7 +5,7 @@
 import { phoneticCodes } from '../metrics/double-metaphone.js';
 import { consonantSkeletons, vowelSkeleton, vowelSkeletons } from '../metrics/consonant-skeleton.js';
 import { memoByString } from '../memo.js';
-import { cyrillicSpelling, MIN_CYRILLIC_SPELLING } from '../metrics/cyrillic-spelling.js';
+import { cyrillicReadings, MIN_CYRILLIC_SPELLING } from '../metrics/cyrillic-spelling.js';
 
 /** Tokens shorter than this get no deletion variants: one deletion of "li" matches half the index. */
 export const MIN_DELETION_TOKEN = 4;
@@ -97,14 +97,15 @@ export function shortWordQueryKeys(token: string): readonly string[] {
 }
 
 /**
- * The key of the Cyrillic letters a word can spell (cyrillic-spelling.ts), marked "=": Jurij and
+ * The keys of the Cyrillic letters a word can spell, one per reading (cyrillic-spelling.ts), marked "=": Jurij and
  * Yuri, Ihor and Igor, Radzkou and Radkov share no letter, sound or skeleton key. Filed for every
  * word, looked up for every query word; the token rules pair the two only for names romanised from
  * Cyrillic.
  */
 export function cyrillicReadingKeys(token: string): readonly string[] {
-  const reading = cyrillicSpelling(token);
-  return reading !== undefined && reading.length >= MIN_CYRILLIC_SPELLING ? [`=${reading}`] : [];
+  return cyrillicReadings(token)
+    .filter((reading) => reading.length >= MIN_CYRILLIC_SPELLING)
+    .map((reading) => `=${reading}`);
 }
 
 /** The retrieval keys the index holds for one dictionary token, by key family. */
