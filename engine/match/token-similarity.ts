@@ -5,7 +5,7 @@
  * here, with its frozen value, so a factor can always say which rule produced it.
  */
 import { jaroWinkler } from '../metrics/jaro-winkler.js';
-import { consonantSkeleton, sharedSkeleton, vowelSkeletons } from '../metrics/consonant-skeleton.js';
+import { consonantSkeleton, sharedSkeleton, vowelLetters, vowelSkeletons } from '../metrics/consonant-skeleton.js';
 import { tokenPhoneticCodes } from '../text/token-keys.js';
 import { MAX_SYLLABLE, isRomanisedSyllable, romanizationVariants } from '../text/romanization.js';
 import type { Gender, NameTables } from '../text/name-tables.js';
@@ -194,12 +194,6 @@ function shortVowelsOnly(a: string, b: string): boolean {
     }
   }
   return false;
-}
-
-function vowelLetters(token: string): number {
-  let n = 0;
-  for (let i = 0; i < token.length; i++) if ('aeiou'.includes(token[i]!)) n++;
-  return n;
 }
 
 /**

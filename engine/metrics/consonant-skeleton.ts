@@ -93,6 +93,7 @@ export const consonantSkeletons: (token: string) => readonly string[] = memoBySt
   const readings = [consonantSkeleton(token)];
   const others = OTHER_READINGS.map((read) => read(token));
   for (const rewrite of dutchRewrites(token)) others.push(skeletonOf(rewrite, DIGRAPH_BY_CODES, false));
+  for (const rewrite of persianRewrites(token)) others.push(skeletonOf(rewrite, DIGRAPH_BY_CODES, false), ...OTHER_READINGS.map((read) => read(rewrite)));
   for (const other of others) {
     if (!readings.includes(other)) readings.push(other);
   }
@@ -112,6 +113,31 @@ const EVERY_DUTCH_CH = new RegExp(DUTCH_CH.source, 'g');
 export function dutchRewrites(token: string): readonly string[] {
   if (!DUTCH_CH.test(token)) return [];
   return [token.replace(EVERY_DUTCH_CH, 'eh'), token.replace(EVERY_DUTCH_CH, 'ekh')];
+}
+
+/**
+ * Persian, Urdu and Gulf speech say ق as gh or g and و as v, and their Latin spellings write so
+ * (حقانیان hqnyn / Haghanian, دهقان dhqn / Dehghan, ولایتی wlyty / Velayati, داوود dwwd / Davoud).
+ * The token rewritten with q as g, w as v, and both; none unless it is a letter-by-letter
+ * romanisation (at most one vowel letter: the script writes few), whose q and w can only be ق and
+ * و. A Latin spelling's q and w are its own (Qasim, Wali).
+ */
+export function persianRewrites(token: string): readonly string[] {
+  const q = token.includes('q');
+  const w = token.includes('w');
+  if ((!q && !w) || vowelLetters(token) > 1) return [];
+  const out: string[] = [];
+  if (q) out.push(token.replace(/q/g, 'g'));
+  if (w) out.push(token.replace(/w/g, 'v'));
+  if (q && w) out.push(token.replace(/q/g, 'g').replace(/w/g, 'v'));
+  return out;
+}
+
+/** Letters a, e, i, o, u in the token: a letter-by-letter romanisation of an abjad word has few. */
+export function vowelLetters(token: string): number {
+  let n = 0;
+  for (let i = 0; i < token.length; i++) if ('aeiou'.includes(token[i]!)) n++;
+  return n;
 }
 
 /** A skeleton the two tokens share in some reading, the longest; undefined when none. */

@@ -1,6 +1,6 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { consonantSkeleton, consonantSkeletons, dutchRewrites, sharedSkeleton, vowelSkeleton, vowelSkeletons } from '../../engine/metrics/consonant-skeleton.js';
+import { consonantSkeleton, consonantSkeletons, dutchRewrites, persianRewrites, sharedSkeleton, vowelSkeleton, vowelSkeletons } from '../../engine/metrics/consonant-skeleton.js';
 
 const CLASSES = /^[BDFGHJKLMNRSTZ]*$/;
 const token = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'), maxLength: 20 });
@@ -40,6 +40,22 @@ t.test('a Dutch-era ch after a vowel has the readings h and kh', async (t) => {
   t.ok(consonantSkeletons('mochtar').includes(consonantSkeleton('mukhtar')), 'Mochtar / Mukhtar: خ');
   t.equal(consonantSkeleton('rochim'), 'RSM', 'its first reading stays the French ch (ش)');
   t.same(dutchRewrites('schmidt'), [], 'not a ch after a consonant');
+});
+
+t.test('a letter-by-letter q and w have the readings g and v (Persian ق and و)', async (t) => {
+  for (const [letters, latin] of [
+    ['hqnyn', 'haghanian'], // حقانیان
+    ['dhqn', 'dehghan'], // دهقان: d, h two letters, q as gh
+    ['wlyty', 'velayati'], // ولایتی
+    ['dwwd', 'davoud'], // داوود
+    ['nwyd', 'navid'], // نوید
+  ] as const) {
+    t.ok(sharedSkeleton(letters, latin) !== undefined, `${letters} / ${latin}: ${consonantSkeletons(letters).join(' ')} / ${consonantSkeletons(latin).join(' ')}`);
+  }
+  t.same(persianRewrites('qw'), ['gw', 'qv', 'gv']);
+  t.same(persianRewrites('qasim'), [], 'a Latin spelling keeps its q');
+  t.same(persianRewrites('wali'), [], 'and its w');
+  t.same(persianRewrites('mhmd'), [], 'nothing to rewrite');
 });
 
 t.test('emits only upper-case class letters, never vowels, never the same letter twice in a row', async (t) => {

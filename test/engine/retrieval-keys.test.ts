@@ -144,3 +144,16 @@ t.test('a Korean name written in Hangul finds the listed person written in Latin
     t.ok(top && top.name.toLowerCase().replace(/-/g, ' ').replace(/[^a-z ]/g, '').split(' ').sort().join(' ') === listed.split(' ').sort().join(' '), `${hangul}: ${top?.name} (${top?.score})`);
   }
 });
+
+t.test('a Persian name written in its script finds the Iranian listed in Latin letters', async (t) => {
+  // ق read as gh and و as v, as Persian spellings write them (consonant-skeleton.ts persianRewrites).
+  const screener = new Screener(index);
+  for (const [persian, listed] of [
+    ['وحید حقانیان', 'vahid haghanian'],
+    ['علی اکبر ولایتی', 'ali akbar velayati'],
+    ['حسین دهقان', 'hossein dehghan'],
+  ] as const) {
+    const found = screener.screen({ name: persian, entityType: 'person' }, withDefaults({}));
+    t.ok(found.matches.some((m) => m.name.toLowerCase() === listed), `${persian}: ${found.matches[0]?.name} (${found.matches[0]?.score})`);
+  }
+});
