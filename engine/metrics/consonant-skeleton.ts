@@ -90,10 +90,24 @@ const OTHER_READINGS: readonly ((token: string) => string)[] = [
  * such letters has one reading.
  */
 export const consonantSkeletons: (token: string) => readonly string[] = memoByString((token) => {
+  const readings = [...writtenSkeletons(token)];
+  for (const rewrite of persianRewrites(token)) {
+    for (const other of [skeletonOf(rewrite, DIGRAPH_BY_CODES, false), ...OTHER_READINGS.map((read) => read(rewrite))]) {
+      if (!readings.includes(other)) readings.push(other);
+    }
+  }
+  return readings;
+}, 65_536);
+
+/**
+ * The readings of the letters as written, without the Persian q-as-g and w-as-v rewrites: whether a
+ * word is short (token-keys.ts shortWordKeys) is a matter of the consonants it writes; و read as v
+ * does not make ولی (wly) a longer word than Wali.
+ */
+export const writtenSkeletons: (token: string) => readonly string[] = memoByString((token) => {
   const readings = [consonantSkeleton(token)];
   const others = OTHER_READINGS.map((read) => read(token));
   for (const rewrite of dutchRewrites(token)) others.push(skeletonOf(rewrite, DIGRAPH_BY_CODES, false));
-  for (const rewrite of persianRewrites(token)) others.push(skeletonOf(rewrite, DIGRAPH_BY_CODES, false), ...OTHER_READINGS.map((read) => read(rewrite)));
   for (const other of others) {
     if (!readings.includes(other)) readings.push(other);
   }

@@ -50,6 +50,7 @@ const VOWEL_SIGN_SCRIPT =
 const NON_ALNUM = /[^a-z0-9]/g;
 const HAN_OR_HANGUL = /^[\p{Script=Han}\p{Script=Hangul}]/u;
 const HANGUL = /^\p{Script=Hangul}/u;
+const CYRILLIC = /^\p{Script=Cyrillic}/u;
 const KANA = /^[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const ABJAD = /^[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}]/u;
 const LATIN_OR_DIGIT = /^[\p{Script=Latin}\p{N}]/u;
@@ -277,7 +278,10 @@ function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
   const unmarked = VOWEL_SIGN_SCRIPT.test(word) ? word.normalize('NFC') : word.normalize('NFD').replace(MARKS, '').normalize('NFC');
   const bare = foldArabicScript(unmarked.toLowerCase());
   const abjad = ABJAD.test(word);
-  const known = knownLatin(bare, tables);
+  // Not for Cyrillic: the tables' most used Latin spelling of a Russian word is often another
+  // language's (Петр Piotr, Белецкий Bielecki, Геннадьевич Gennadjewitsch), where the lists write
+  // what any-ascii does (Petr, Beletskii, Gennadevich) and the Cyrillic reading bridges the rest.
+  const known = CYRILLIC.test(word) ? undefined : knownLatin(bare, tables);
   if (known !== undefined) {
     // A table that knows البغدادي whole gives "baghdadi"; Latin lists write al-Baghdadi.
     // (Latin spellings that keep the article start with a vowel: al-, el-, ad-din, ud-din.)

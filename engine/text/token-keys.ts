@@ -3,7 +3,7 @@
  * the index and expand a query, so both sides always derive identical keys.
  */
 import { phoneticCodes } from '../metrics/double-metaphone.js';
-import { consonantSkeletons, vowelSkeleton, vowelSkeletons } from '../metrics/consonant-skeleton.js';
+import { consonantSkeletons, vowelSkeleton, vowelSkeletons, writtenSkeletons } from '../metrics/consonant-skeleton.js';
 import { memoByString } from '../memo.js';
 import { cyrillicReadings, MIN_CYRILLIC_SPELLING } from '../metrics/cyrillic-spelling.js';
 
@@ -78,7 +78,7 @@ export function skeletonNeighbourKeys(token: string): readonly string[] {
  * (a romanisation may add only short vowels) and no other key reaches.
  */
 export function shortWordKeys(token: string): readonly string[] {
-  if (!/[a-z]/.test(token) || tokenSkeletons(token).length > 0) return [];
+  if (!/[a-z]/.test(token) || writtenSkeletons(token).some((s) => s.length >= MIN_SKELETON)) return [];
   const v = vowelSkeleton(token);
   return v.length >= 2 ? [`^${v}`] : [];
 }
@@ -90,7 +90,7 @@ export function shortWordKeys(token: string): readonly string[] {
  * is Z-I, the key of Zia.
  */
 export function shortWordQueryKeys(token: string): readonly string[] {
-  if (!/[a-z]/.test(token) || !consonantSkeletons(token).some((s) => s.length < MIN_SKELETON)) return [];
+  if (!/[a-z]/.test(token) || !writtenSkeletons(token).some((s) => s.length < MIN_SKELETON)) return [];
   return vowelSkeletons(token)
     .filter((v) => v.length >= 2)
     .map((v) => `^${v}`);
