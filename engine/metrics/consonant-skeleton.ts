@@ -191,7 +191,9 @@ function skeletonOf(token: string, digraphs: ReadonlyMap<number, string>, splitH
       }
     }
   }
-  if (out.length > 2 && last === 0x48 /* H */) out = out.slice(0, -1);
+  // A final h (ta marbuta, "-ah") is dropped; not an h before a final vowel or y (صبحي sbhy,
+  // Sobhi; صالحی slhy, Salehi), which is a consonant of the root.
+  if (out.length > 2 && last === 0x48 /* H */ && token.charCodeAt(n - 1) === H) out = out.slice(0, -1);
   return out;
 }
 

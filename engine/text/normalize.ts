@@ -138,8 +138,40 @@ const HAMZA_ALIFS = /[أإآٱ]/g;
 
 function knownLatin(bare: string, tables: NameTables): string | undefined {
   const known = tables.nativeToLatin.get(bare);
-  if (known !== undefined || !HAMZA_ALIF.test(bare)) return known;
-  return tables.nativeToLatin.get(bare.replace(HAMZA_ALIFS, 'ا'));
+  if (known !== undefined) return known;
+  const plain = HAMZA_ALIF.test(bare) ? bare.replace(HAMZA_ALIFS, 'ا') : bare;
+  const knownPlain = plain === bare ? undefined : tables.nativeToLatin.get(plain);
+  const last = plain[plain.length - 1];
+  if (knownPlain !== undefined || (last !== ALIF_MAQSURA && last !== ARABIC_YA)) return knownPlain;
+  // Final ى and ي are written for each other: Egyptian hands leave the dots off a final ي (على
+  // for علي, Ali), Persian writes the ى of Arabic names with its ye (عیسی for عيسى, Isa). A word
+  // the tables do not know with one is looked up with the other.
+  return tables.nativeToLatin.get(plain.slice(0, -1) + (last === ALIF_MAQSURA ? ARABIC_YA : ALIF_MAQSURA));
+}
+
+const ALIF_MAQSURA = 'ى';
+const ARABIC_YA = 'ي';
+
+/**
+ * Given names Persian writes joined to the name after them, as one word: محمدتقی Mohammad Taghi,
+ * علیرضا Alireza, غلامرضا Gholamreza, امیرحسین Amirhossein, میرحسین Mirhossein (in the folded
+ * spelling the tables use, ی as ي). Latin lists write them apart as often as together.
+ */
+const COMPOUND_HEADS: readonly string[] = ['محمد', 'علي', 'غلام', 'امير', 'مير'];
+/** Endings that make a family name of a given name (محمدزاده Mohammadzadeh, محمدپور Mohammadpour). */
+const FAMILY_ENDINGS: readonly string[] = ['يان', 'زاده', 'پور', 'نژاد', 'فر', 'راد', 'لو', 'وند'];
+/** Least letters of the name after the head. */
+const COMPOUND_TAIL_MIN = 3;
+
+/** A compound given name written as one word, split into its head and a name the tables know. */
+function joinedGivenNames(bare: string, tables: NameTables): [string, string] | undefined {
+  for (const head of COMPOUND_HEADS) {
+    if (!bare.startsWith(head)) continue;
+    const tail = bare.slice(head.length);
+    if (tail.length < COMPOUND_TAIL_MIN || FAMILY_ENDINGS.includes(tail)) return undefined;
+    return knownLatin(tail, tables) !== undefined ? [head, tail] : undefined;
+  }
+  return undefined;
 }
 
 /** Name words Arabic script writes joined to the next word or to the one before. */
@@ -306,7 +338,7 @@ function romaniseWord(word: string, tables: NameTables, out: Piece[]): void {
     return;
   }
   if (abjad) {
-    const parts = splitJoinedWord(bare);
+    const parts = splitJoinedWord(bare) ?? joinedGivenNames(bare, tables);
     if (parts) {
       for (const part of parts) romaniseWord(part, tables, out);
       return;

@@ -53,6 +53,8 @@ t.test('a letter-by-letter q and w have the readings g and v (Persian ق and و)
     t.ok(sharedSkeleton(letters, latin) !== undefined, `${letters} / ${latin}: ${consonantSkeletons(letters).join(' ')} / ${consonantSkeletons(latin).join(' ')}`);
   }
   t.same(persianRewrites('qw'), ['gw', 'qv', 'gv']);
+  t.equal(sharedSkeleton('slhy', 'salehi'), 'SLH', 'an h before a final y is a root consonant, not ta marbuta (صالحی)');
+  t.equal(consonantSkeleton('salah'), 'SL', 'a final h is still dropped');
   t.same(persianRewrites('qasim'), [], 'a Latin spelling keeps its q');
   t.same(persianRewrites('wali'), [], 'and its w');
   t.same(persianRewrites('mhmd'), [], 'nothing to rewrite');

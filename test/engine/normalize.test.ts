@@ -121,6 +121,13 @@ t.test('Persian, Urdu and Pashto letters', async (t) => {
   t.same(tokens('ځدران'), tokens('زدران'), 'Pashto dz (ځ) is z');
   t.same(tokens('څ'), tokens('س'), 'Pashto ts (څ) is s');
   t.same(tokens('ضيق'), tokens('ظيق'), 'ض letter by letter is written dh, like ظ');
+  t.same(tokens('محمدتقی'), tokens('محمد تقی'), 'a compound given name written as one word (Mohammad Taghi)');
+  t.same(tokens('علیرضا'), tokens('علی رضا'), 'Alireza');
+  t.same(tokens('غلامرضا'), tokens('غلام رضا'), 'Gholamreza');
+  t.equal(tokens('محمدزاده').length, 1, 'a family name made of a given name stays whole (Mohammadzadeh)');
+  t.equal(tokens('المراني').length, 2, 'a word with the article is the article and a name, not two names');
+  t.same(tokens('على'), tokens('علي'), 'a final ي without its dots (Ali)');
+  t.same(tokens('عیسی'), tokens('عيسى'), 'the final ى of an Arabic name written with the Persian ye (Isa)');
 });
 
 t.test('an assimilated article of Abd al- is the same particle', async (t) => {
