@@ -8,6 +8,7 @@
  * honorifics; keep token boundaries.
  */
 import anyAscii from 'any-ascii';
+import { unmixedScript } from './homoglyphs.js';
 import { GLUED_PHRASE, PHRASE_TYPO, phraseInitials, type NameTables } from './name-tables.js';
 import { oneEditApart } from '../metrics/one-edit.js';
 import { consonantSkeleton } from '../metrics/consonant-skeleton.js';
@@ -548,7 +549,7 @@ export function normalizeName(raw: string, tables: NameTables): NormalizedName {
   // "SURNAME, Given names": the list's inverted form, whose given names start after the comma.
   const inverted = text.indexOf(',') === text.lastIndexOf(',');
   for (const match of text.matchAll(WORD)) {
-    const word = match[0].replace(JOINERS, '');
+    const word = unmixedScript(match[0].replace(JOINERS, ''));
     const start = match.index!;
     const gap = previousEnd >= 0 ? text.slice(previousEnd, start) : '';
     const hyphenated = HYPHEN.test(gap);
