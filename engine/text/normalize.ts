@@ -279,8 +279,14 @@ function splitCompound(token: string): string[] {
 }
 
 function ascii(word: string): string {
-  return anyAscii(word).toLowerCase().replace(NON_ALNUM, '');
+  return anyAscii(word.replace(SCHWA, 'a')).toLowerCase().replace(NON_ALNUM, '');
 }
+
+/**
+ * The Azerbaijani ə, which any-ascii writes e and every list writes a (Əliyev Aliyev, Məmmədov
+ * Mammadov, Heydər Heydar).
+ */
+const SCHWA = /[əƏ]/g;
 
 /**
  * A Hangul syllable as the Revised Romanization and the lists write it: any-ascii writes an initial

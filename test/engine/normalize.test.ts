@@ -16,6 +16,8 @@ t.test('diacritics, case, compatibility forms', async (t) => {
   t.same(tokens('José MARÍA'), ['jose', 'maria']);
   t.same(tokens('Müller'), ['muller']);
   t.same(tokens('Straße'), ['strasse']);
+  t.same(tokens('İlham Əliyev'), ['ilham', 'aliyev'], 'the Azerbaijani ə is written a, as the lists do');
+  t.same(tokens('Məmmədov'), ['mammadov']);
   t.same(tokens('ﬁsher'), ['fisher'], 'NFKC ligature');
   t.same(tokens('ＡＢＣ Ｃｏｒｐ'), tokens('ABC Corp'), 'full-width forms');
   t.same(tokens('١٢٣'), ['123'], 'Arabic-Indic digits');
