@@ -27,6 +27,7 @@ t.test('recall and false-positive rate on the evaluation set stay above their fl
   t.ok(rate('ofac_alias') >= EVAL_FLOORS.ofacAlias, `OFAC alias recall ${rate('ofac_alias').toFixed(4)}`);
   t.ok(rate('un_alias_good') >= EVAL_FLOORS.unAliasGood, `UN good alias recall ${rate('un_alias_good').toFixed(4)}`);
   t.ok(rate('un_original_script') >= EVAL_FLOORS.unOriginalScript, `UN original-script recall ${rate('un_original_script').toFixed(4)}`);
+  t.ok(rate('uk_original_script') >= EVAL_FLOORS.ukOriginalScript, `UK original-script recall ${rate('uk_original_script').toFixed(4)}`);
   // Retrieval's bound: screening at the threshold finds the matches a screen at a lower threshold
   // finds at or above it, but for the known gap of floors.ts.
   t.ok(

@@ -6,6 +6,8 @@
  *   variants.tsv), held out of the index, that are spelling variants of the entity's primary name;
  * - un_original_script: the UN's original-script names (Arabic, Cyrillic, Chinese ...), held out,
  *   so they must be found through transliteration alone;
+ * - uk_original_script: likewise the non-Latin names the UK list gives its persons (a sample of
+ *   EVAL_SIZES.ukOriginalScript: Cyrillic, Arabic, Chinese, Korean, Georgian, Hebrew, Greek);
  * - ofac_alias: OFAC aliases of individuals (eval/ofac_sdn_individual_alias_pairs.tsv), held out,
  *   that are spelling variants of the primary name;
  * - generated variants of listed primary names from every list (variants.ts).
@@ -57,7 +59,7 @@ export interface EvalSet {
 
 export const EVAL_SEED = 20261121;
 /** Sizes per category: large enough for a stable rate, small enough to run in CI in seconds. */
-export const EVAL_SIZES = Object.freeze({ ofacAlias: 1500, generatedPerList: { UN: 500, OFAC: 1200, UK: 600, EU: 300, KNOWLEDGEBASE: 1200 }, negatives: 5000 });
+export const EVAL_SIZES = Object.freeze({ ofacAlias: 1500, ukOriginalScript: 400, generatedPerList: { UN: 500, OFAC: 1200, UK: 600, EU: 300, KNOWLEDGEBASE: 1200 }, negatives: 5000 });
 
 /**
  * A name's letters and digits, case and marks folded, words in order: a generated variant that
@@ -216,6 +218,21 @@ export async function buildEvalSet(entities: readonly CanonicalEntity[], tables:
     }
     const expect = hold(entity.id, v);
     cases.push({ id: `un-${n++}`, kind: 'positive', category, query: { name: variant, entityType: 'person' }, expect, source: primary });
+  }
+
+  // UK original-script names: the Cyrillic, Arabic, Chinese, Korean, Georgian, Hebrew and Greek
+  // names the UK list gives a person beside the Latin ones, held out, so they must be found
+  // through transliteration alone (a sample: most are Cyrillic).
+  const ukScript = streamOf('uk-script').shuffle(
+    entities.filter((e) => e.list === 'UK' && e.schema === 'person' && e.names.some((nm) => nm.script === 'Latn')).flatMap((e) => e.names.filter((nm) => nm.script !== 'Latn').map((nm) => [e, nm.full] as const)),
+  );
+  n = 0;
+  for (const [entity, name] of ukScript) {
+    if (n >= EVAL_SIZES.ukOriginalScript) break;
+    const v = norm(name);
+    if (v.tokens.length === 0 || primaryKeys.has(sortedKey(v)) || primaryKeys.has(compactKey(v))) continue;
+    const expect = hold(entity.id, v);
+    cases.push({ id: `ukscript-${n++}`, kind: 'positive', category: 'uk_original_script', query: { name, entityType: 'person' }, expect, source: entity.names[0]!.full });
   }
 
   // OFAC aliases of individuals.

@@ -14,7 +14,8 @@ export const EVAL_FLOORS = Object.freeze({
   /** recall on the lists' own aliases and original-script names */
   ofacAlias: 0.89,
   unAliasGood: 0.785,
-  unOriginalScript: 0.935,
+  unOriginalScript: 0.945,
+  ukOriginalScript: 0.935,
   /**
    * Matches a screen at the threshold misses while a screen at a lower threshold finds them at or
    * above it. The known cause: a query word that the listed name writes as two words ("Abuzed" /
