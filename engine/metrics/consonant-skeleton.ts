@@ -132,20 +132,31 @@ export function dutchRewrites(token: string): readonly string[] {
 /**
  * Persian, Urdu and Gulf speech say ق as gh or g and و as v, and their Latin spellings write so
  * (حقانیان hqnyn / Haghanian, دهقان dhqn / Dehghan, ولایتی wlyty / Velayati, داوود dwwd / Davoud).
- * The token rewritten with q as g, w as v, and both; none unless it is a letter-by-letter
+ * The token rewritten with some of its q's as g and w's as v; none unless it is a letter-by-letter
  * romanisation (at most one vowel letter: the script writes few), whose q and w can only be ق and
  * و. A Latin spelling's q and w are its own (Qasim, Wali).
  */
 export function persianRewrites(token: string): readonly string[] {
-  const q = token.includes('q');
-  const w = token.includes('w');
-  if ((!q && !w) || vowelLetters(token) > 1) return [];
+  const at: number[] = [];
+  for (let i = 0; i < token.length; i++) if (token[i] === 'q' || token[i] === 'w') at.push(i);
+  if (at.length === 0 || vowelLetters(token) > 1) return [];
+  // Each q or w on its own: و is a vowel in one syllable and v in the next (موسوی mwswy, Mousavi).
+  // A word with more than MAX_REWRITTEN of them has only its all-or-nothing forms.
   const out: string[] = [];
-  if (q) out.push(token.replace(/q/g, 'g'));
-  if (w) out.push(token.replace(/w/g, 'v'));
-  if (q && w) out.push(token.replace(/q/g, 'g').replace(/w/g, 'v'));
+  const each = at.length <= MAX_REWRITTEN;
+  for (let mask = 1; mask < 1 << at.length; mask++) {
+    if (!each && mask !== (1 << at.length) - 1) continue;
+    const letters = [...token];
+    at.forEach((i, k) => {
+      if ((mask & (1 << k)) !== 0) letters[i] = letters[i] === 'q' ? 'g' : 'v';
+    });
+    out.push(letters.join(''));
+  }
   return out;
 }
+
+/** Most q's and w's a word is rewritten one by one for (2^3 - 1 forms). */
+const MAX_REWRITTEN = 3;
 
 /** Letters a, e, i, o, u in the token: a letter-by-letter romanisation of an abjad word has few. */
 export function vowelLetters(token: string): number {

@@ -49,10 +49,12 @@ t.test('a letter-by-letter q and w have the readings g and v (Persian ق and و)
     ['wlyty', 'velayati'], // ولایتی
     ['dwwd', 'davoud'], // داوود
     ['nwyd', 'navid'], // نوید
+    ['mwswy', 'mousavi'], // موسوی: و a vowel, then v
   ] as const) {
     t.ok(sharedSkeleton(letters, latin) !== undefined, `${letters} / ${latin}: ${consonantSkeletons(letters).join(' ')} / ${consonantSkeletons(latin).join(' ')}`);
   }
   t.same(persianRewrites('qw'), ['gw', 'qv', 'gv']);
+  t.equal(persianRewrites('wwww').length, 1, 'more than three: all or nothing');
   t.equal(sharedSkeleton('slhy', 'salehi'), 'SLH', 'an h before a final y is a root consonant, not ta marbuta (صالحی)');
   t.equal(consonantSkeleton('salah'), 'SL', 'a final h is still dropped');
   t.same(persianRewrites('qasim'), [], 'a Latin spelling keeps its q');
