@@ -231,8 +231,14 @@ export const vowelSkeletons: (token: string) => readonly string[] = memoByString
   return out;
 }, 65_536);
 
+/** Words longer than this may end in a silent e (a shorter one is more often a name of its own: Rose, Jose). */
+const SILENT_E_MIN = 4;
+
 function vowelSkeletonBy(token: string, skeleton: (part: string) => string): string {
-  const marked = token.replace(/ou|oo|[ouw]/g, 'U').replace(/ee|ie|[iey]/g, 'I');
+  // French spellings end a word in an e that is not said (Alouche for علوش, lwsh): no vowel the
+  // script writes.
+  const spoken = token.length > SILENT_E_MIN && /[^aeiouy]e$/.test(token) ? token.slice(0, -1) : token;
+  const marked = spoken.replace(/ou|oo|[ouw]/g, 'U').replace(/ee|ie|[iey]/g, 'I');
   let out = '';
   for (const part of marked.split(/([UI]|a)/)) {
     if (!part || part === 'a') continue;

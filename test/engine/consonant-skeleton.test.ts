@@ -57,6 +57,7 @@ t.test('a letter-by-letter q and w have the readings g and v (Persian ق and و)
   t.equal(persianRewrites('wwww').length, 1, 'more than three: all or nothing');
   t.equal(sharedSkeleton('slhy', 'salehi'), 'SLH', 'an h before a final y is a root consonant, not ta marbuta (صالحی)');
   t.equal(consonantSkeleton('salah'), 'SL', 'a final h is still dropped');
+  t.equal(vowelSkeleton('alouche'), vowelSkeleton('lwsh'), 'a French final e is not said (Alouche, علوش)');
   t.same(persianRewrites('qasim'), [], 'a Latin spelling keeps its q');
   t.same(persianRewrites('wali'), [], 'and its w');
   t.same(persianRewrites('mhmd'), [], 'nothing to rewrite');
