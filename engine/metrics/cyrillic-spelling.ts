@@ -121,14 +121,16 @@ function runAt(token: string, i: number): Run | undefined {
 }
 
 /**
- * The Cyrillic letters (in classes) the Latin token can stand for; undefined when it holds a letter
- * outside a-z. Kept per token (memo.ts): a query word's profile and its retrieval key both read it.
+ * The Cyrillic letters (in classes) the Latin token can stand for, in its first reading; undefined
+ * when it holds a letter outside a-z.
  */
-export const cyrillicSpelling: (token: string) => string | undefined = memoByString((token) => cyrillicReadings(token)[0], 65_536);
+export function cyrillicSpelling(token: string): string | undefined {
+  return cyrillicReadings(token)[0];
+}
 
 /**
  * Every reading of the token, the first as cyrillicSpelling reads it; empty when it holds a letter
- * outside a-z. A c on its own is also read as ц and as ч: the Latin alphabets of Serbian,
+ * outside a-z. Kept per token (memo.ts): a query word's profile and its retrieval keys both read it. A c on its own is also read as ц and as ч: the Latin alphabets of Serbian,
  * Montenegrin, Bosnian and Macedonian names write ц as c and ч, ћ as č, ć, which the lists fold to
  * c (Ivica / Ivitsa, Vučić / Vuchich). At most MAX_C_READINGS readings: a word with more c's keeps
  * its first.

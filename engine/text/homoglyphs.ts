@@ -25,6 +25,8 @@ const CYRILLIC_LETTER = /\p{Script=Cyrillic}/u;
 
 /** The word in one script when it mixes Latin and Cyrillic letters; otherwise the word itself. */
 export function unmixedScript(word: string): string {
+  // Most words hold no Cyrillic letter: one test, and no count.
+  if (!CYRILLIC_LETTER.test(word)) return word;
   let latin = 0;
   let cyrillic = 0;
   for (const ch of word) {

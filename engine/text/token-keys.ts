@@ -97,10 +97,10 @@ export function shortWordQueryKeys(token: string): readonly string[] {
 }
 
 /**
- * The keys of the Cyrillic letters a word can spell, one per reading (cyrillic-spelling.ts), marked "=": Jurij and
- * Yuri, Ihor and Igor, Radzkou and Radkov share no letter, sound or skeleton key. Filed for every
- * word, looked up for every query word; the token rules pair the two only for names romanised from
- * Cyrillic.
+ * The keys of the Cyrillic letters a word can spell, one per reading (cyrillic-spelling.ts), marked
+ * "=": Jurij and Yuri, Ihor and Igor, Radzkou and Radkov share no letter, sound or skeleton key.
+ * Filed for every word, looked up for every query word; the token rules pair the two only for names
+ * romanised from Cyrillic.
  */
 export function cyrillicReadingKeys(token: string): readonly string[] {
   return cyrillicReadings(token)
