@@ -58,6 +58,46 @@ const RELIGIOUS_TITLES: readonly string[] = [
 ];
 
 /**
+ * Spanish hypocorisms, which the shipped nickname files (English) do not have: the short forms
+ * by which Spain and Latin America call a person, and which the lists record as aliases (OFAC's
+ * "MEJIA GUTIERREZ, Nacho" for Ignacio). Formal name -> its hypocorisms; a form far from its
+ * name's letters, which no letter rule pairs (Pepe / José, Chucho / Jesús, Lalo / Eduardo).
+ */
+const SPANISH_HYPOCORISMS: Readonly<Record<string, readonly string[]>> = {
+  ignacio: ['nacho'],
+  francisco: ['paco', 'pancho', 'curro', 'kiko'],
+  jose: ['pepe', 'chepe'],
+  jesus: ['chucho', 'chuy', 'chus'],
+  guadalupe: ['lupe', 'lupita'],
+  eduardo: ['lalo'],
+  guillermo: ['memo'],
+  alberto: ['beto'],
+  roberto: ['beto'],
+  antonio: ['tono', 'tonio'],
+  enrique: ['quique'],
+  manuel: ['manolo'],
+  fernando: ['nando'],
+  rafael: ['rafa'],
+  adolfo: ['fito'],
+  rosario: ['charo', 'chayo'],
+  concepcion: ['concha', 'conchita'],
+  dolores: ['lola'],
+  pilar: ['pili'],
+  consuelo: ['chelo'],
+  mercedes: ['meche'],
+  gregorio: ['goyo'],
+  gonzalo: ['chalo'],
+  luis: ['lucho'],
+  alfonso: ['poncho'],
+  ramon: ['moncho'],
+  salvador: ['chava'],
+  sergio: ['checo'],
+  isabel: ['chabela'],
+  jorge: ['coque'],
+  joaquin: ['quino'],
+};
+
+/**
  * Company legal forms, which the shipped rigour tables do not cover: each group is one kind of
  * company (limited liability, joint-stock, limited, incorporated) in the forms and abbreviations
  * the lists use across jurisdictions and transliterations (OOO and TOV are Russian and Ukrainian
@@ -258,6 +298,7 @@ export async function buildNameTables(namesDir: string, evalDir: string, knowled
   for (const [nick, members] of Object.entries(symbols['person_nick'] ?? {})) {
     for (const m of (members ?? []).map(String)) addNick(m, nick);
   }
+  for (const [formal, nicks] of Object.entries(SPANISH_HYPOCORISMS)) for (const nick of nicks) addNick(formal, nick);
   for (const [formal, g] of nickGroups) nicknameGroups.push([formal, ...[...g].filter((x) => x !== formal).sort()]);
 
   // Cross-script spellings of some surnames (Putin, Gaddafi, ...).

@@ -99,6 +99,11 @@ t.test('nicknames and spellings only when nicknames are on', async (t) => {
   t.equal(bob.rule, 'nickname');
   t.ok(bob.similarity > 0 && bob.similarity < 1);
   t.not(cmp('robert', 'bob', NO_NAMES).rule, 'nickname');
+  // Spanish hypocorisms, which the English nickname files lack (name-tables.ts SPANISH_HYPOCORISMS)
+  for (const [formal, nick] of [['ignacio', 'nacho'], ['jose', 'pepe'], ['jesus', 'chucho'], ['eduardo', 'lalo']] as const) {
+    t.equal(cmp(formal, nick).rule, 'nickname', `${formal} / ${nick}`);
+  }
+  t.not(cmp('alberto', 'roberto').rule, 'nickname', 'two names one hypocorism shortens are not each other\'s');
   t.equal(cmp('robert', 'bob', NO_NAMES).similarity, 0, 'robert and bob do not look alike');
   t.equal(cmp('robert', 'bob', EXACT_ONLY).similarity, 0);
 
